@@ -1,0 +1,97 @@
+"""Exact money: :class:`~decimal.Decimal` amounts and :class:`~fractions.Fraction` ratios.
+
+>>> from decimal import Decimal
+>>> from fractions import Fraction
+>>> payout(Decimal("5.00"), Fraction(3, 2), Decimal("0.01"), PayoutRounding.DOWN)
+Decimal('7.50')
+>>> payout(Decimal("5.01"), Fraction(3, 2), Decimal("0.01"), PayoutRounding.DOWN)
+Decimal('7.51')
+>>> payout(Decimal("5.01"), Fraction(3, 2), Decimal("0.01"), PayoutRounding.HALF_UP)
+Decimal('7.52')
+"""
+
+from __future__ import annotations
+
+import decimal
+from decimal import Decimal
+from enum import StrEnum
+from fractions import Fraction
+
+from croupier.errors import BetError
+
+__all__ = ["PayoutRounding", "parse_amount", "payout", "quantize"]
+
+
+class PayoutRounding(StrEnum):
+    """How a payout finer than the currency's smallest unit is rounded (a table setting)."""
+
+    DOWN = "down"
+    HALF_UP = "half-up"
+    HALF_EVEN = "half-even"
+    UP = "up"
+
+    @property
+    def decimal_mode(self) -> str:
+        """The :mod:`decimal` rounding constant."""
+        return {
+            PayoutRounding.DOWN: decimal.ROUND_DOWN,
+            PayoutRounding.HALF_UP: decimal.ROUND_HALF_UP,
+            PayoutRounding.HALF_EVEN: decimal.ROUND_HALF_EVEN,
+            PayoutRounding.UP: decimal.ROUND_UP,
+        }[self]
+
+
+def quantize(amount: Decimal, unit: Decimal, rounding: PayoutRounding) -> Decimal:
+    """Round an amount to the currency's unit.
+
+    >>> quantize(Decimal("2.505"), Decimal("0.01"), PayoutRounding.DOWN)
+    Decimal('2.50')
+    """
+    return amount.quantize(unit, rounding=rounding.decimal_mode)
+
+
+def payout(stake: Decimal, ratio: Fraction, unit: Decimal, rounding: PayoutRounding) -> Decimal:
+    """What a winning stake is paid at ``ratio`` to 1, rounded to the unit."""
+    exact = Fraction(stake) * ratio
+    with decimal.localcontext() as context:
+        context.prec = 50
+        amount = Decimal(exact.numerator) / Decimal(exact.denominator)
+    return quantize(amount, unit, rounding)
+
+
+def parse_amount(value: object, unit: Decimal, *, what: str = "amount") -> Decimal:
+    """Read an exact, positive amount in whole units of the currency.
+
+    Floats are refused: they cannot carry money exactly.
+
+    >>> parse_amount("12.50", Decimal("0.01"))
+    Decimal('12.50')
+    >>> parse_amount("0.005", Decimal("0.01"))
+    Traceback (most recent call last):
+    ...
+    croupier.errors.BetError: amount '0.005' is finer than the currency unit 0.01
+    >>> parse_amount(1.5, Decimal("0.01"))
+    Traceback (most recent call last):
+    ...
+    croupier.errors.BetError: amount 1.5 is a float; give money as a decimal string such as '1.50'
+    """
+    if isinstance(value, bool | float):
+        raise BetError(
+            f"{what} {value!r} is a float; give money as a decimal string such as '1.50'"
+        )
+    if isinstance(value, Decimal):
+        amount = value
+    elif isinstance(value, int | str):
+        try:
+            amount = Decimal(str(value).strip())
+        except decimal.InvalidOperation:
+            raise BetError(f"{what} {value!r} is not a number") from None
+    else:
+        raise BetError(f"{what} {value!r} is not a number")
+    if not amount.is_finite():
+        raise BetError(f"{what} {value!r} is not a finite number")
+    if amount <= 0:
+        raise BetError(f"{what} {value!r} must be more than zero")
+    if amount != amount.quantize(unit, rounding=decimal.ROUND_DOWN):
+        raise BetError(f"{what} {value!r} is finer than the currency unit {unit}")
+    return amount.quantize(unit)

@@ -1,0 +1,339 @@
+"""The presets: one TOML file per rulebook, every rule with the clause it comes from.
+
+Each preset file sets every field of :class:`~croupier.rules.Rules` (except
+``name``, which is the preset's name) under ``[rules.<field>]`` with its ``value``
+and its ``clause``.  Where the rulebook is silent the clause reads ``silent`` and
+a ``note`` says what was chosen and why.  A preset never changes meaning in
+place: any change bumps its ``version``.
+
+>>> list(PRESETS)
+['rws-v4', 'rws-v5', 'online-8deck', 'casino-to-go', 'live']
+>>> find_rules("rws-v5").surrender
+<Surrender.RWS: 'rws'>
+>>> find_rules("RWS-V5").name
+'rws-v5'
+>>> citation = find_preset("live").citation("double_after_split")
+>>> citation.value, citation.clause
+(False, 'Doubling Down')
+>>> find_preset("casino-to-go").citation("decks").clause
+'silent'
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib import resources
+from types import MappingProxyType
+
+from croupier.errors import RulesError
+from croupier.rules import Rules, coerce_field, rule_fields
+
+__all__ = [
+    "PRESETS",
+    "PRESET_NAMES",
+    "SILENT",
+    "Preset",
+    "RuleCitation",
+    "find_preset",
+    "find_rules",
+    "load_preset_text",
+]
+
+#: The clause written where the rulebook does not say; such a rule must carry a note.
+SILENT = "silent"
+
+#: The built-in presets, in the order of their rulebooks.
+PRESET_NAMES = ("rws-v4", "rws-v5", "online-8deck", "casino-to-go", "live")
+
+_PRESET_KEYS = ("name", "title", "rulebook", "version")
+_CITATION_KEYS = ("value", "clause", "note")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCitation:
+    """One rule of a preset: its value and the rulebook clause it comes from.
+
+    ``value`` is the rule's value as :class:`~croupier.rules.Rules` holds it (an
+    enum, a ``Fraction``, a ``Decimal``...).  ``clause`` is the rulebook's clause
+    number(s), or its section heading where the rulebook does not number clauses,
+    or ``silent``.  ``note`` quotes the deciding words, or, for a silent rule, says
+    what was chosen and why.
+
+    >>> citation = find_preset("rws-v4").citation("max_split_hands")
+    >>> citation.value, citation.clause, citation.is_silent
+    (4, '3.13', False)
+    """
+
+    field: str
+    value: object
+    clause: str
+    note: str = ""
+
+    @property
+    def is_silent(self) -> bool:
+        """The rulebook does not state this rule; the note says what was chosen.
+
+        >>> find_preset("live").citation("decks").is_silent
+        True
+        """
+        return self.clause == SILENT
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A named rule set read from a preset file, with a citation for every rule.
+
+    >>> preset = find_preset("online-8deck")
+    >>> preset.title, preset.rulebook, preset.version
+    ('Blackjack Rules, online 8-deck table', '002_3da4452be13ecf55.txt', 1)
+    >>> preset.rules.max_split_hands
+    2
+    """
+
+    name: str
+    title: str
+    rulebook: str
+    version: int
+    rules: Rules
+    citations: tuple[RuleCitation, ...]
+
+    def citation(self, field: str) -> RuleCitation:
+        """The citation of one rule.
+
+        Raises:
+            RulesError: ``field`` is not a rule a preset sets.
+
+        >>> find_preset("rws-v5").citation("max_split_hands").clause
+        '3.21.2'
+        >>> find_preset("rws-v5").citation("splits")
+        Traceback (most recent call last):
+        ...
+        croupier.errors.RulesError: preset rws-v5 has no rule 'splits'
+        """
+        for citation in self.citations:
+            if citation.field == field:
+                return citation
+        raise RulesError(f"preset {self.name} has no rule {field!r}")
+
+    def to_json(self) -> dict[str, object]:
+        """The preset as JSON values: its rules and, for each rule, value, clause and note.
+
+        >>> data = find_preset("live").to_json()
+        >>> data["rules"]["perfect_pairs_pays"]
+        ['25', '12', '6']
+        >>> data["citations"]["surrender"]["clause"]
+        'Player Options'
+        """
+        rules_json = self.rules.to_json()
+        return {
+            "name": self.name,
+            "title": self.title,
+            "rulebook": self.rulebook,
+            "version": self.version,
+            "rules": rules_json,
+            "citations": {
+                citation.field: {
+                    "value": rules_json[citation.field],
+                    "clause": citation.clause,
+                    "note": citation.note,
+                }
+                for citation in self.citations
+            },
+        }
+
+
+def load_preset_text(text: str, *, origin: str) -> Preset:
+    """Read and check a preset file's text.
+
+    Args:
+        text: The TOML text of a preset file.
+        origin: Where the text came from (a file name), named in every error.
+
+    Returns:
+        The preset, its ``rules.name`` set to the preset's name.
+
+    Raises:
+        RulesError: The text is not TOML; a ``[preset]`` key is missing or wrong; a
+            rule is not a field of ``Rules`` or a field of ``Rules`` is missing; a
+            rule has no ``value`` or no ``clause``; a ``silent`` clause has no
+            note; or a value is not valid.  The message names the origin and the
+            rule.
+
+    A house variant is a copy of a preset file with its name and values changed:
+
+    >>> text = resources.files("croupier.presets").joinpath("rws-v5.toml").read_text("utf-8")
+    >>> text = text.replace('name = "rws-v5"', 'name = "rws-v5-six-decks"')
+    >>> text = text.replace("value = 8", "value = 6", 1)
+    >>> variant = load_preset_text(text, origin="rws-v5-six-decks.toml")
+    >>> variant.rules.name, variant.rules.decks
+    ('rws-v5-six-decks', 6)
+    >>> load_preset_text(text.replace("value = 6", "value = 9", 1), origin="nine.toml")
+    Traceback (most recent call last):
+    ...
+    croupier.errors.RulesError: nine.toml: decks must be from 1 to 8, not 9
+    >>> load_preset_text('[preset]\\nname = "x"\\n', origin="x.toml")
+    Traceback (most recent call last):
+    ...
+    croupier.errors.RulesError: x.toml: [preset] is missing title, rulebook, version
+    """
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{origin}: not valid TOML: {exc}") from exc
+    unknown_tables = sorted(set(document) - {"preset", "rules"})
+    if unknown_tables:
+        raise RulesError(
+            f"{origin}: unknown table(s) {', '.join(unknown_tables)}; "
+            "a preset file has only [preset] and [rules.<field>]"
+        )
+    name, title, rulebook, version = _read_header(document.get("preset"), origin)
+    table = document.get("rules")
+    if not isinstance(table, dict):
+        raise RulesError(f"{origin}: no [rules.<field>] tables")
+    values: dict[str, object] = {}
+    citations: dict[str, tuple[str, str]] = {}
+    for field, entry in table.items():
+        value, clause, note = _read_rule(field, entry, origin)
+        values[field] = value
+        citations[field] = (clause, note)
+    missing = [field for field in rule_fields() if field != "name" and field not in values]
+    if missing:
+        raise RulesError(f"{origin}: rule(s) missing: {', '.join(missing)}")
+    try:
+        rules = Rules.from_mapping({**values, "name": name})
+    except RulesError as exc:
+        raise RulesError(f"{origin}: {exc}") from exc
+    return Preset(
+        name=name,
+        title=title,
+        rulebook=rulebook,
+        version=version,
+        rules=rules,
+        citations=tuple(
+            RuleCitation(field, getattr(rules, field), *citations[field])
+            for field in rule_fields()
+            if field != "name"
+        ),
+    )
+
+
+def _read_header(header: object, origin: str) -> tuple[str, str, str, int]:
+    if not isinstance(header, dict):
+        raise RulesError(f"{origin}: no [preset] table with {', '.join(_PRESET_KEYS)}")
+    missing = [key for key in _PRESET_KEYS if key not in header]
+    if missing:
+        raise RulesError(f"{origin}: [preset] is missing {', '.join(missing)}")
+    unknown = sorted(set(header) - set(_PRESET_KEYS))
+    if unknown:
+        raise RulesError(
+            f"{origin}: [preset] has unknown key(s) {', '.join(unknown)}; "
+            f"the keys are {', '.join(_PRESET_KEYS)}"
+        )
+    texts: list[str] = []
+    for key in ("name", "title", "rulebook"):
+        value = header[key]
+        if not isinstance(value, str) or not value.strip():
+            raise RulesError(f"{origin}: [preset] {key} must be a non-empty text, not {value!r}")
+        texts.append(value.strip())
+    version = header["version"]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise RulesError(
+            f"{origin}: [preset] version must be a whole number from 1, not {version!r}"
+        )
+    name, title, rulebook = texts
+    return name, title, rulebook, version
+
+
+def _read_rule(field: str, entry: object, origin: str) -> tuple[object, str, str]:
+    if field == "name":
+        raise RulesError(f"{origin}: [rules.name] is not allowed: the name is [preset] name")
+    if field not in rule_fields():
+        raise RulesError(
+            f"{origin}: rule {field!r} is not a field of Rules; "
+            f"the fields are: {', '.join(rule_fields()[1:])}"
+        )
+    if not isinstance(entry, dict):
+        raise RulesError(
+            f"{origin}: rule {field} must be a table [rules.{field}] with value and clause"
+        )
+    unknown = sorted(set(entry) - set(_CITATION_KEYS))
+    if unknown:
+        raise RulesError(
+            f"{origin}: rule {field} has unknown key(s) {', '.join(unknown)}; "
+            f"the keys are {', '.join(_CITATION_KEYS)}"
+        )
+    if "value" not in entry:
+        raise RulesError(f"{origin}: rule {field} has no value")
+    clause = entry.get("clause")
+    if not isinstance(clause, str) or not clause.strip():
+        raise RulesError(
+            f"{origin}: rule {field} has no clause: give the rulebook's clause, "
+            f"or {SILENT!r} with a note"
+        )
+    note = entry.get("note", "")
+    if not isinstance(note, str):
+        raise RulesError(f"{origin}: rule {field}: note must be a text, not {note!r}")
+    if clause.strip() == SILENT and not note.strip():
+        raise RulesError(
+            f"{origin}: rule {field}: the rulebook is silent, so a note must say "
+            "what was chosen and why"
+        )
+    try:
+        value = coerce_field(field, entry["value"])
+    except RulesError as exc:
+        raise RulesError(f"{origin}: {exc}") from exc
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise RulesError(f"{origin}: rule {field}: {entry['value']!r} is not a finite amount")
+    return value, clause.strip(), note.strip()
+
+
+def _load_builtin(name: str) -> Preset:
+    origin = f"croupier/presets/{name}.toml"
+    text = resources.files(__name__).joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    preset = load_preset_text(text, origin=origin)
+    if preset.name != name:
+        raise RulesError(f"{origin}: [preset] name is {preset.name!r}, not {name!r}")
+    return preset
+
+
+#: Every built-in preset by name, loaded once, in the order of :data:`PRESET_NAMES`.
+PRESETS: Mapping[str, Preset] = MappingProxyType(
+    {name: _load_builtin(name) for name in PRESET_NAMES}
+)
+
+
+def find_preset(name: str) -> Preset:
+    """A built-in preset by name, case-insensitively.
+
+    Raises:
+        RulesError: No preset has this name; the message lists the names.
+
+    >>> find_preset(" Casino-To-Go ").rules.double_on
+    <DoubleOn.NINE_TO_ELEVEN: '9-11'>
+    >>> find_preset("vegas")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    croupier.errors.RulesError: unknown preset 'vegas'; the presets are: rws-v4, rws-v5, ..., live
+    """
+    preset = PRESETS.get(name.strip().lower())
+    if preset is None:
+        raise RulesError(f"unknown preset {name!r}; the presets are: {', '.join(PRESETS)}")
+    return preset
+
+
+def find_rules(name: str) -> Rules:
+    """The rules of a built-in preset by name, case-insensitively.
+
+    Raises:
+        RulesError: No preset has this name; the message lists the names.
+
+    >>> rules = find_rules("online-8deck")
+    >>> rules.hole_card, rules.surrender, rules.split_match
+    (<HoleCard.PEEK: 'peek'>, <Surrender.LATE: 'late'>, <SplitMatch.RANK: 'rank'>)
+    >>> find_rules("live").twenty_one_plus_three_pays
+    (Fraction(100, 1), Fraction(40, 1), Fraction(30, 1), Fraction(10, 1), Fraction(5, 1))
+    """
+    return find_preset(name).rules
