@@ -1,1 +1,82 @@
-def main() -> None: ...
+"""The ``croupier`` command: play, replay scripted rounds, show the rules.
+
+Every user error ends with one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from croupier.cli_play import play
+from croupier.cli_rules import rules
+from croupier.errors import CroupierError
+from croupier.script import play_script
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="croupier")
+def cli() -> None:
+    """Casino blackjack, played exactly as the house rulebooks write it."""
+
+
+@cli.command("round")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--indent", type=int, default=2, show_default=True, help="JSON indentation.")
+def round_command(file: Any, indent: int) -> None:
+    """Play one scripted round from FILE (or - for stdin) and print it as JSON.
+
+    The script names the rules, the shoe's top cards in dealing order, the bets and
+    each player's decisions; see the README for the format.
+    """
+    name = getattr(file, "name", "-")
+    text = file.read()
+    try:
+        script = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise click.UsageError(
+            f"{name}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
+    try:
+        report = play_script(script)
+    except CroupierError as error:
+        raise _Failure(f"{name}: {error}") from None
+    click.echo(json.dumps(report, indent=indent if indent > 0 else None))
+
+
+class _Failure(click.ClickException):
+    """A user error: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+cli.add_command(rules)
+cli.add_command(play)
+
+
+def main() -> None:
+    """Run the command line; user errors exit with status 2 and one line, never a traceback."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.Abort:
+        click.echo("", err=True)
+        sys.exit(1)
+    except _Failure as failure:
+        failure.show()
+        sys.exit(2)
+    except click.ClickException as failure:
+        click.echo(f"error: {failure.format_message()}", err=True)
+        sys.exit(2)
+    except CroupierError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)

@@ -25,6 +25,8 @@ __all__ = ["rules"]
 
 #: Exit status for a name that is not a preset (as Click uses for a usage error).
 _EXIT_UNKNOWN_PRESET = 2
+#: The console width from which the notes get a column of their own.
+_WIDE_CONSOLE = 120
 
 
 @click.group(name="rules")
@@ -53,28 +55,36 @@ def show(name: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(preset.to_json(), indent=2, ensure_ascii=False))
     else:
-        Console(highlight=False).print(_rules_table(preset))
+        console = Console(highlight=False)
+        console.print(_rules_table(preset, console.width))
 
 
-def _rules_table(preset: Preset) -> Table:
+def _rules_table(preset: Preset, width: int) -> Table:
+    """Rule, value, clause and note; on a narrow console the note goes under its clause."""
+    wide = width >= _WIDE_CONSOLE
     table = Table(
         title=Text(f"{preset.name}: {preset.title}"),
         caption=Text(f"rulebook {preset.rulebook}, preset version {preset.version}"),
         expand=True,
     )
-    # The notes are the long column: the others keep to their words, the notes take the rest.
     table.add_column("Rule", no_wrap=True)
     table.add_column("Value", max_width=16, overflow="fold")
-    table.add_column("Clause", max_width=18)
-    table.add_column("Note", ratio=1, min_width=24)
+    if wide:
+        table.add_column("Clause", max_width=20)
+        table.add_column("Note", ratio=1)
+    else:
+        table.add_column("Clause and note", ratio=1)
     values = preset.rules.to_json()
     for citation in preset.citations:
-        table.add_row(
-            Text(citation.field),
-            Text(_display(values[citation.field])),
-            Text(citation.clause),
-            Text(citation.note),
-        )
+        cells = [Text(citation.field), Text(_display(values[citation.field]))]
+        if wide:
+            cells += [Text(citation.clause), Text(citation.note)]
+        else:
+            cell = Text(citation.clause, style="bold")
+            if citation.note:
+                cell.append("\n" + citation.note)
+            cells.append(cell)
+        table.add_row(*cells)
     return table
 
 

@@ -364,7 +364,8 @@ class Round:
     @property
     def house_net(self) -> Decimal:
         """What the house won on the round so far (the players' net, negated)."""
-        return -sum((result.net for result in self._results), _ZERO)
+        unit = self.rules.currency_unit
+        return (-sum((result.net for result in self._results), _ZERO)).quantize(unit)
 
     def net_by_player(self) -> dict[str, Decimal]:
         """Each player's net on the round so far."""
@@ -373,7 +374,8 @@ class Round:
             nets.setdefault(bet.player, _ZERO)
         for result in self._results:
             nets[result.player] = nets.get(result.player, _ZERO) + result.net
-        return nets
+        unit = self.rules.currency_unit
+        return {player: net.quantize(unit) for player, net in nets.items()}
 
     def seated_player(self, box: int) -> str | None:
         """The player who decides for a box."""
@@ -1453,15 +1455,16 @@ class Round:
         event = RoundVoided(reason=reason)
         self._emit(event)
         returned: list[BetResult] = []
+        zero = _ZERO.quantize(self.rules.currency_unit)
         if self._boxes:
             for box in self._boxes:
                 for bet in box.side_bets:
                     returned.append(
-                        BetResult(bet.player, box.number, None, bet.bet, bet.amount, _ZERO, "void")
+                        BetResult(bet.player, box.number, None, bet.bet, bet.amount, zero, "void")
                     )
                 for player, amount in box.insurance.items():
                     returned.append(
-                        BetResult(player, box.number, None, INSURANCE, amount, _ZERO, "void")
+                        BetResult(player, box.number, None, INSURANCE, amount, zero, "void")
                     )
                 for hand in box.hands:
                     for wager in hand.wagers:
@@ -1472,13 +1475,13 @@ class Round:
                                 hand.number,
                                 MAIN,
                                 wager.stake,
-                                _ZERO,
+                                zero,
                                 "void",
                             )
                         )
         else:
             returned = [
-                BetResult(bet.player, bet.box, None, bet.bet, bet.amount, _ZERO, "void")
+                BetResult(bet.player, bet.box, None, bet.bet, bet.amount, zero, "void")
                 for bet in self._bets
             ]
         self._results = returned

@@ -320,14 +320,17 @@ def _coerce(name: str, hint: Any, value: object) -> object:
                 pass
         raise RulesError(f"rule {name}: {value!r} is not a ratio such as 3/2 or 11")
     if hint is Decimal:
+        amount: Decimal | None = None
         if isinstance(value, Decimal):
-            return value
-        if isinstance(value, int | str) and not isinstance(value, bool):
+            amount = value
+        elif isinstance(value, int | str) and not isinstance(value, bool):
             try:
-                return Decimal(str(value).strip())
+                amount = Decimal(str(value).strip())
             except InvalidOperation:
-                pass
-        raise RulesError(f"rule {name}: {value!r} is not an exact amount such as '10.00'")
+                amount = None
+        if amount is None or not amount.is_finite():
+            raise RulesError(f"rule {name}: {value!r} is not an exact amount such as '10.00'")
+        return amount
     if isinstance(hint, type) and issubclass(hint, Enum):
         if isinstance(value, hint):
             return value

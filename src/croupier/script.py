@@ -1,0 +1,263 @@
+"""Scripted rounds: rules, shoe order, bets and decisions in; every event and result out.
+
+This is the contract behind ``croupier round FILE``; it is extended, never changed.
+
+>>> report = play_script({
+...     "rules": "rws-v5",
+...     "shoe": ["9S", "KD", "7H", "7C"],
+...     "bets": [{"box": 1, "player": "ann", "main": "100"}],
+...     "decisions": {"ann": ["stand"]},
+... })
+>>> report["dealer"], report["players"], report["house_net"], report["void"]
+({'cards': ['KD', '7C'], 'total': 17}, {'ann': '-100.00'}, '100.00', False)
+
+A round the rules void is not an error: every bet comes back.
+
+>>> report = play_script({"rules": "rws-v5", "shoe": ["9S", "KD"],
+...                       "bets": [{"box": 1, "player": "ann", "main": "100"}]})
+>>> report["void"], report["players"]
+('the shoe has no card left to complete the round (RWS v5 5.5.3)', {'ann': '0.00'})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+
+from croupier.cards import DrawnCard, parse_drawn_card
+from croupier.errors import CroupierError
+from croupier.presets import find_preset
+from croupier.round import MAIN, OfferKind, Phase, Round
+from croupier.rules import SIDE_BET_KEYS, Rules
+from croupier.shoe import FixedOrder
+
+__all__ = ["ScriptError", "play_script"]
+
+_TOP_KEYS = ("rules", "overrides", "shoe", "bets", "decisions")
+_BET_KEYS = ("box", "player", MAIN, *SIDE_BET_KEYS)
+_TURN_ACTIONS = ("hit", "stand", "double", "split", "surrender")
+_OFFER_ANSWERS = ("insurance", "even-money", "surrender", "follow", "decline")
+
+
+class ScriptError(CroupierError):
+    """A round script that cannot be played as written; the message says what and where."""
+
+
+def play_script(script: object) -> dict[str, object]:
+    """Play one scripted round and return its report (JSON values).
+
+    Raises:
+        ScriptError: a malformed script, an unknown card, an illegal decision, or
+            decisions that run out.
+    """
+    if not isinstance(script, Mapping):
+        raise ScriptError("the script must be a JSON object")
+    unknown = [key for key in script if key not in _TOP_KEYS]
+    if unknown:
+        raise ScriptError(f"unknown key {unknown[0]!r}; a script has: {', '.join(_TOP_KEYS)}")
+    rules = _read_rules(script)
+    cards = _read_shoe(script.get("shoe"))
+    decisions = _read_decisions(script.get("decisions", {}))
+    game = Round(rules, FixedOrder(cards))
+    _place_bets(game, script.get("bets"))
+    try:
+        game.close_bets()
+    except CroupierError as error:
+        raise ScriptError(f"bets: {error}") from None
+    _play(game, decisions)
+    return report(game, unused={player: list(left) for player, left in decisions.items() if left})
+
+
+def _read_rules(script: Mapping[str, object]) -> Rules:
+    name = script.get("rules")
+    if not isinstance(name, str):
+        raise ScriptError("rules: give a preset name such as 'rws-v5'")
+    try:
+        rules = find_preset(name).rules
+    except CroupierError as error:
+        raise ScriptError(f"rules: {error}") from None
+    overrides = script.get("overrides", {})
+    if not isinstance(overrides, Mapping):
+        raise ScriptError("overrides: must be an object of rule names and values")
+    try:
+        return rules.replace(**{str(key): value for key, value in overrides.items()})
+    except CroupierError as error:
+        raise ScriptError(f"overrides: {error}") from None
+
+
+def _read_shoe(shoe: object) -> list[DrawnCard]:
+    if not isinstance(shoe, list):
+        raise ScriptError("shoe: must be a list of cards such as [\"9S\", \"KD\"]")
+    cards: list[DrawnCard] = []
+    for index, text in enumerate(shoe):
+        try:
+            cards.append(parse_drawn_card(text))
+        except CroupierError as error:
+            raise ScriptError(f"shoe[{index}]: {error}") from None
+    return cards
+
+
+def _read_decisions(decisions: object) -> dict[str, list[str]]:
+    if not isinstance(decisions, Mapping):
+        raise ScriptError("decisions: must be an object of player names and lists of decisions")
+    read: dict[str, list[str]] = {}
+    for player, answers in decisions.items():
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            raise ScriptError(f"decisions.{player}: must be a list of texts such as \"hit\"")
+        for index, answer in enumerate(answers):
+            word = answer.split()[0] if answer.split() else ""
+            if word not in _TURN_ACTIONS + _OFFER_ANSWERS:
+                raise ScriptError(
+                    f"decisions.{player}[{index}]: unknown decision {answer!r}; expected one of "
+                    f"{', '.join(dict.fromkeys(_TURN_ACTIONS + _OFFER_ANSWERS))}"
+                )
+        read[str(player)] = [answer.strip() for answer in answers]
+    return read
+
+
+def _place_bets(game: Round, bets: object) -> None:
+    if not isinstance(bets, list) or not bets:
+        raise ScriptError("bets: must be a non-empty list of bets")
+    for index, bet in enumerate(bets):
+        if not isinstance(bet, Mapping):
+            raise ScriptError(f"bets[{index}]: must be an object")
+        unknown = [key for key in bet if key not in _BET_KEYS]
+        if unknown:
+            raise ScriptError(
+                f"bets[{index}]: unknown key {unknown[0]!r}; a bet has: {', '.join(_BET_KEYS)}"
+            )
+        if not isinstance(bet.get("player"), str) or not isinstance(bet.get("box"), int):
+            raise ScriptError(f"bets[{index}]: needs a \"player\" name and a \"box\" number")
+    # Initial bets first, in the order listed (the first on a box is its seated player),
+    # then side bets, which need an initial bet on their box (RWS v5 3.9).
+    for keys in ((MAIN,), SIDE_BET_KEYS):
+        for index, bet in enumerate(bets):
+            for key in keys:
+                if key in bet:
+                    try:
+                        game.place_bet(bet["player"], bet["box"], bet[key], key)
+                    except CroupierError as error:
+                        raise ScriptError(f"bets[{index}].{key}: {error}") from None
+
+
+def _play(game: Round, decisions: dict[str, list[str]]) -> None:
+    used: dict[str, int] = {player: 0 for player in decisions}
+
+    def next_answer(player: str) -> str | None:
+        answers = decisions.get(player, [])
+        return answers[0] if answers else None
+
+    def take(player: str) -> str:
+        used[player] = used.get(player, 0) + 1
+        return decisions[player].pop(0)
+
+    while game.phase not in (Phase.SETTLED, Phase.VOID):
+        if game.offers:
+            offer = game.offers[0]
+            answer = next_answer(offer.player)
+            word, amount = _split_answer(answer)
+            accepted = {
+                OfferKind.INSURANCE: "insurance",
+                OfferKind.EVEN_MONEY: "even-money",
+                OfferKind.SURRENDER: "surrender",
+                OfferKind.FOLLOW_SPLIT: "follow",
+                OfferKind.FOLLOW_DOUBLE: "follow",
+            }[offer.kind]
+            where = f"decisions.{offer.player}[{used.get(offer.player, 0)}]"
+            try:
+                if word == accepted:
+                    take(offer.player)
+                    if offer.kind is OfferKind.INSURANCE:
+                        game.take_insurance(offer.player, offer.box, amount)
+                    elif offer.kind is OfferKind.EVEN_MONEY:
+                        game.take_even_money(offer.player, offer.box)
+                    elif offer.kind is OfferKind.SURRENDER:
+                        game.surrender(box=offer.box, player=offer.player)
+                    else:
+                        game.follow(offer.player, offer.box)
+                else:
+                    if word == "decline":
+                        take(offer.player)
+                    game.decline(offer.player, offer.box, offer.kind)
+            except CroupierError as error:
+                raise ScriptError(f"{where}: {error}") from None
+            continue
+        turn = game.current_turn
+        if turn is None:  # pragma: no cover - a fixed order never waits for a dealer
+            raise ScriptError(f"the round stopped in phase {game.phase.value}")
+        box, hand = turn
+        player = game.seated_player(box) or ""
+        answer = next_answer(player)
+        legal = ", ".join(action.value for action in game.legal_actions())
+        if answer is None:
+            raise ScriptError(
+                f"decisions.{player}: ran out; a decision is needed for box {box} hand {hand} "
+                f"(legal: {legal})"
+            )
+        where = f"decisions.{player}[{used.get(player, 0)}]"
+        word, amount = _split_answer(answer)
+        take(player)
+        try:
+            if word == "hit":
+                game.hit(player)
+            elif word == "stand":
+                game.stand(player)
+            elif word == "double":
+                game.double_down(amount, player)
+            elif word == "split":
+                game.split(player)
+            elif word == "surrender":
+                game.surrender(player=player)
+            else:
+                raise ScriptError(
+                    f"{answer!r} is not a decision for box {box} hand {hand} (legal: {legal})"
+                )
+        except CroupierError as error:
+            raise ScriptError(f"{where}: {error}") from None
+
+
+def _split_answer(answer: str | None) -> tuple[str, str | None]:
+    if not answer:
+        return "", None
+    parts = answer.split()
+    return parts[0], parts[1] if len(parts) > 1 else None
+
+
+def _money(amount: Decimal) -> str:
+    return str(amount)
+
+
+def report(game: Round, *, unused: Mapping[str, Sequence[str]] | None = None) -> dict[str, object]:
+    """The JSON report of a round: dealer, boxes, results, players, house net, void, events."""
+    boxes = [
+        {
+            "box": box.number,
+            "seated": box.seated,
+            "hands": [
+                {
+                    "hand": hand.number,
+                    "cards": [str(card) for card in hand.cards],
+                    "total": hand.total,
+                    "soft": hand.is_soft,
+                    "blackjack": hand.is_blackjack,
+                    "doubled": hand.doubled,
+                    "surrendered": hand.surrendered,
+                    "stake": _money(hand.stake),
+                    "stakes": {player: _money(amount) for player, amount in hand.stakes},
+                }
+                for hand in box.hands
+            ],
+        }
+        for box in game.boxes
+    ]
+    return {
+        "rules": game.rules.name,
+        "dealer": {"cards": [str(card) for card in game.dealer_cards], "total": game.dealer_total},
+        "boxes": boxes,
+        "results": [result.to_json() for result in game.results],
+        "players": {player: _money(net) for player, net in game.net_by_player().items()},
+        "house_net": _money(game.house_net),
+        "void": game.void_reason if game.void_reason is not None else False,
+        "unused_decisions": dict(unused or {}),
+        "events": [event.to_json() for event in game.events],
+    }
