@@ -634,7 +634,7 @@ class TerminalGame:
             what = f"{where}insurance"
         else:
             what = f"{where}side bet {result.bet}"
-        line = Text(f"  {what:<26}{result.stake:>10}  {_outcome(result.outcome):<18}")
+        line = Text(f"  {what:<30}{result.stake:>10}  {_outcome(result.outcome):<18}")
         line.append(_net_text(result.net))
         return line
 

@@ -258,6 +258,13 @@ class _Decision:
 
 
 _E = TypeVar("_E", bound=Event)
+_FOLLOWS = (OfferKind.FOLLOW_SPLIT, OfferKind.FOLLOW_DOUBLE)
+
+
+def _kinds(kind: OfferKind | None) -> tuple[OfferKind, ...]:
+    return tuple(OfferKind) if kind is None else (kind,)
+
+
 _Request = _NeedCard | _NeedDecision | _NeedAnswers
 _Flow = Generator[_Request, object, None]
 
@@ -1263,47 +1270,59 @@ class Round:
 
     def can_take_even_money(self, player: str, box: int) -> bool:
         """Whether ``player`` may take even money on ``box``."""
-        return any(
-            o.kind is OfferKind.EVEN_MONEY and o.player == player and o.box == box
-            for o in self._offers
-        )
+        return self._open_offer(player, box, (OfferKind.EVEN_MONEY,)) is not None
+
+    def verify_take_even_money(self, player: str, box: int) -> None:
+        """Raise :class:`IllegalActionError` unless ``player`` may take even money on ``box``."""
+        self._require_offer("take even money", player, box, (OfferKind.EVEN_MONEY,))
 
     def take_even_money(self, player: str, box: int) -> Event:
         """Settle a blackjack against a dealer Ace at 1 to 1 now (RWS v5 3.14.1)."""
-        offer = self._find_offer(OfferKind.EVEN_MONEY, player, box)
+        offer = self._require_offer("take even money", player, box, (OfferKind.EVEN_MONEY,))
         return self._answer(offer, accept=True)
 
     def can_follow(self, player: str, box: int) -> bool:
         """Whether a standing player has a split or double to follow on ``box``."""
-        return any(
-            o.kind in (OfferKind.FOLLOW_SPLIT, OfferKind.FOLLOW_DOUBLE)
-            and o.player == player
-            and o.box == box
-            for o in self._offers
-        )
+        return self._open_offer(player, box, _FOLLOWS) is not None
+
+    def verify_follow(self, player: str, box: int) -> None:
+        """Raise :class:`IllegalActionError` unless ``player`` has a split or double to follow."""
+        self._require_offer("follow", player, box, _FOLLOWS)
 
     def follow(self, player: str, box: int) -> Event:
         """Follow the seated player's split or double (RWS v5 3.21.1, 3.22.1)."""
-        for offer in self._offers:
-            if (
-                offer.kind in (OfferKind.FOLLOW_SPLIT, OfferKind.FOLLOW_DOUBLE)
-                and offer.player == player
-                and offer.box == box
-            ):
-                return self._answer(offer, accept=True)
-        raise IllegalActionError(
-            f"cannot follow: no split or double to follow for {player} on box {box} "
-            f"(phase={self._phase.value})"
-        )
+        return self._answer(self._require_offer("follow", player, box, _FOLLOWS), accept=True)
+
+    def can_decline(self, player: str, box: int, kind: OfferKind | None = None) -> bool:
+        """Whether ``player`` has an open offer on ``box`` (of ``kind``) to decline."""
+        return self._open_offer(player, box, _kinds(kind)) is not None
+
+    def verify_decline(self, player: str, box: int, kind: OfferKind | None = None) -> None:
+        """Raise :class:`IllegalActionError` unless ``player`` has such an offer to decline."""
+        self._require_offer("decline", player, box, _kinds(kind))
 
     def decline(self, player: str, box: int, kind: OfferKind | None = None) -> Event:
         """Decline an open offer (the first one of ``player`` on ``box`` when no kind is given)."""
+        offer = self._require_offer("decline", player, box, _kinds(kind))
+        return self._answer(offer, accept=False)
+
+    def _open_offer(self, player: str, box: int, kinds: tuple[OfferKind, ...]) -> Offer | None:
         for offer in self._offers:
-            if offer.player == player and offer.box == box and kind in (None, offer.kind):
-                return self._answer(offer, accept=False)
-        raise IllegalActionError(
-            f"cannot decline: {player} has no open offer on box {box} (phase={self._phase.value})"
-        )
+            if offer.player == player and offer.box == box and offer.kind in kinds:
+                return offer
+        return None
+
+    def _require_offer(
+        self, action: str, player: str, box: int, kinds: tuple[OfferKind, ...]
+    ) -> Offer:
+        offer = self._open_offer(player, box, kinds)
+        if offer is None:
+            names = " or ".join(kind.value for kind in kinds)
+            raise IllegalActionError(
+                f"cannot {action}: {player} has no open {names} offer on box {box} "
+                f"(phase={self._phase.value})"
+            )
+        return offer
 
     def _answer(self, offer: Offer, *, accept: bool, amount: Decimal | None = None) -> Event:
         self._offers.remove(offer)
