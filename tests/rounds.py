@@ -69,14 +69,25 @@ def assert_money(game: Round, rows: Iterable[Row], players: Mapping[str, str]) -
         (result.player, result.box, result.hand, result.bet, result.outcome, result.net)
         for result in game.results
     ]
-    want = [(player, box, hand, bet, outcome, Decimal(net)) for player, box, hand, bet, outcome, net in rows]
-    assert got == want
+    want = [
+        (player, box, hand, bet, outcome, Decimal(net))
+        for player, box, hand, bet, outcome, net in rows
+    ]
+    assert got == want, _difference("results", got, want)
     for result in game.results:
         assert result.net == result.net.quantize(game.rules.currency_unit)
     nets = game.net_by_player()
-    assert nets == {player: Decimal(net) for player, net in players.items()}
+    expected = {player: Decimal(net) for player, net in players.items()}
+    assert nets == expected, f"net by player: got {nets}, want {expected}"
     assert sum(nets.values(), Decimal(0)) + game.house_net == 0
     assert game.house_net == -sum((result.net for result in game.results), Decimal(0))
+
+
+def _difference(what: str, got: list[object], want: list[object]) -> str:
+    lines = [f"{what} differ:"]
+    lines += [f"  got  {row}" for row in got]
+    lines += [f"  want {row}" for row in want]
+    return "\n".join(lines)
 
 
 def assert_refused(

@@ -19,10 +19,15 @@ from croupier.script import play_script
 __all__ = ["cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True
+)
 @click.version_option(package_name="croupier")
-def cli() -> None:
+@click.pass_context
+def cli(context: click.Context) -> None:
     """Casino blackjack, played exactly as the house rulebooks write it."""
+    if context.invoked_subcommand is None:
+        click.echo(context.get_help())
 
 
 @cli.command("round")
@@ -65,7 +70,9 @@ cli.add_command(play)
 def main() -> None:
     """Run the command line; user errors exit with status 2 and one line, never a traceback."""
     try:
-        cli.main(standalone_mode=False)
+        status = cli.main(standalone_mode=False)
+        if isinstance(status, int) and status:
+            sys.exit(status)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.Abort:

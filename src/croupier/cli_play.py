@@ -61,7 +61,19 @@ from croupier.round import (
 from croupier.rules import Rules
 from croupier.table import Table
 
-__all__ = ["DEFAULT_BANKROLL", "DEFAULT_RULES", "PLAYER", "TerminalGame", "play"]
+__all__ = [
+    "ACTION_KEYS",
+    "DEFAULT_BANKROLL",
+    "DEFAULT_RULES",
+    "PLAYER",
+    "PlayerLeft",
+    "TerminalGame",
+    "card_text",
+    "play",
+    "signed",
+    "table_lines",
+    "total_text",
+]
 
 #: The preset played when ``--rules`` is not given.
 DEFAULT_RULES = "rws-v5"
@@ -98,8 +110,8 @@ _EXIT_USAGE = 2
 Ask = Callable[[str], str]
 
 
-class _Quit(Exception):
-    """The player asked to leave the table (q, end of input or Ctrl-C)."""
+class PlayerLeft(Exception):
+    """The player left the table: q at a prompt, the end of input, or Ctrl-C."""
 
 
 # -- what the table shows -----------------------------------------------------------------------
@@ -194,7 +206,7 @@ def _hand_line(
     line.append(f"   {total_text(hand.cards, blackjack=hand.is_blackjack)}", style="cyan")
     for note, shown in (("doubled", hand.doubled), ("surrendered", hand.surrendered)):
         if shown:
-            line.append(f"  {note}", style="magenta")
+            line.append(f"  {note}", style="italic")
     line.append(f"   stake {hand.stake}")
     if current:
         line.append("   <", style="bold yellow")
@@ -266,6 +278,7 @@ class TerminalGame:
 
     Raises:
         CroupierError: ``boxes`` is not on the table.
+        BetError: ``bankroll`` or ``bet`` is not an amount in the table's currency.
     """
 
     def __init__(
@@ -284,13 +297,15 @@ class TerminalGame:
             raise CroupierError(
                 f"boxes must be from 1 to {rules.boxes} at {rules.name}, not {boxes}"
             )
+        unit = rules.currency_unit
+        first_bet = rules.minimum_bet if bet is None else parse_amount(bet, unit, what="bet")
         self._table = table
         self._ask = ask
         self._console = console
         self._boxes = boxes
-        self._bankroll = bankroll
+        self._bankroll = parse_amount(bankroll, unit, what="bankroll")
         self._player = player
-        self._last_bets = [bet if bet is not None else rules.minimum_bet] * boxes
+        self._last_bets = [first_bet] * boxes
         self._nets: list[Decimal] = []
         self._round: Round | None = None
         self._round_recorded = False
@@ -354,7 +369,7 @@ class TerminalGame:
                 if self.balance < rules.minimum_bet:
                     continue
                 self._read("Enter for the next round, q to quit: ")
-        except _Quit:
+        except PlayerLeft:
             self._leave()
         self._say(f"Final balance: {self.balance} ({signed(self.balance - self._bankroll)})")
         return self.balance
@@ -363,7 +378,7 @@ class TerminalGame:
         """Play one round: bets, the deal, offers and decisions, then the results.
 
         Raises:
-            _Quit: the player left the table (q, end of input, Ctrl-C).
+            PlayerLeft: the player answered q, or the input ended.
         """
         game = self._table.new_round()
         self._round = game
@@ -534,7 +549,7 @@ class TerminalGame:
 
     # -- decisions --------------------------------------------------------------------------------
 
-    def _unaffordable(self, game: Round, hand: HandView) -> set[Action]:
+    def _unaffordable(self, hand: HandView) -> set[Action]:
         available = self.available()
         initial = hand.stake
         refused: set[Action] = set()
@@ -551,7 +566,7 @@ class TerminalGame:
         box = next(box for box in game.boxes if box.number == box_number)
         hand = box.hands[hand_number - 1]
         legal = game.legal_actions()
-        unaffordable = self._unaffordable(game, hand)
+        unaffordable = self._unaffordable(hand)
         choices = [action for action in legal if action not in unaffordable]
         keys = ", ".join(_KEY_OF[action] for action in choices)
         label = f"box {box_number} " if self._boxes > 1 else ""
@@ -661,10 +676,10 @@ class TerminalGame:
             answer = self._ask(prompt)
         except (EOFError, KeyboardInterrupt):
             self._console.print()
-            raise _Quit from None
+            raise PlayerLeft from None
         answer = answer.strip()
         if answer.lower() in _QUIT_ANSWERS:
-            raise _Quit
+            raise PlayerLeft
         return answer
 
     def _yes(self, prompt: str) -> bool:

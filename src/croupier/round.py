@@ -66,7 +66,7 @@ from croupier.events import (
     SplitFollowed,
     TechnicalInterruption,
 )
-from croupier.money import parse_amount, payout, quantize
+from croupier.money import PayoutRounding, parse_amount, payout, quantize
 from croupier.rules import (
     DealerBlackjackTakes,
     DoubleOn,
@@ -677,7 +677,7 @@ class Round:
             hand = box.hands[0]
             if up.rank is Rank.ACE and rules.insurance:
                 for wager in hand.wagers:
-                    half = self._half(box.initial[wager.player])
+                    half = self._insurance_limit(box.initial[wager.player])
                     if hand.is_blackjack and rules.even_money:
                         offers.append(Offer(OfferKind.EVEN_MONEY, wager.player, box.number, 1))
                     if half > 0 and (not hand.is_blackjack or rules.insurance_with_blackjack):
@@ -702,6 +702,11 @@ class Round:
             self._settle_insurance(dealer_blackjack=False)
             self._pay_blackjacks()
         return False
+
+    def _insurance_limit(self, initial: Decimal) -> Decimal:
+        # "half or less than half the Initial Bet" (RWS v5 3.14.2): a limit, not a payout,
+        # so it is rounded down whatever the table's payout rounding.
+        return quantize(initial / 2, self.rules.currency_unit, PayoutRounding.DOWN)
 
     def _half(self, amount: Decimal) -> Decimal:
         return quantize(amount / 2, self.rules.currency_unit, self.rules.payout_rounding)

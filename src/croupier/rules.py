@@ -328,8 +328,10 @@ def _coerce(name: str, hint: Any, value: object) -> object:
                 amount = Decimal(str(value).strip())
             except InvalidOperation:
                 amount = None
-        if amount is None or not amount.is_finite():
+        if amount is None:
             raise RulesError(f"rule {name}: {value!r} is not an exact amount such as '10.00'")
+        if not amount.is_finite():
+            raise RulesError(f"rule {name}: {value!r} is not a finite amount")
         return amount
     if isinstance(hint, type) and issubclass(hint, Enum):
         if isinstance(value, hint):

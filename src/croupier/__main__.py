@@ -1,0 +1,5 @@
+"""``python -m croupier``: the same as the ``croupier`` command."""
+
+from croupier.cli import main
+
+main()

@@ -1,0 +1,86 @@
+"""The ``croupier`` command as a user meets it: exit statuses, one-line errors, JSON output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "croupier", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+def test_round_prints_the_golden_report() -> None:
+    script = GOLDEN / "rws_v5_standing_player_declines_split.round.json"
+    result = croupier("round", str(script))
+    assert result.returncode == 0, result.stderr
+    expected = json.loads(script.with_name(script.name.replace(".round.", ".expected.")).read_text())
+    assert json.loads(result.stdout) == expected
+
+
+def test_round_reads_stdin() -> None:
+    script = (GOLDEN / "rws_v5_surrender_against_ten.round.json").read_text()
+    result = croupier("round", "-", stdin=script)
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["players"] == {"ann": "-50.00"}
+
+
+def test_round_errors_are_one_line_with_status_2() -> None:
+    assert_one_line_error(croupier("round", "-", stdin="{bad"), "not valid JSON", "line 1")
+    assert_one_line_error(
+        croupier("round", "-", stdin='{"rules": "rws-v5", "shoe": ["1X"], "bets": []}'),
+        "shoe[0]",
+        "unknown card '1X'",
+    )
+    assert_one_line_error(croupier("round", "/no/such/file.json"), "No such file")
+    script = json.loads((GOLDEN / "rws_v5_surrender_against_ten.round.json").read_text())
+    script["decisions"] = {"ann": ["split"]}
+    assert_one_line_error(croupier("round", "-", stdin=json.dumps(script)), "cannot split")
+    script["decisions"] = {}
+    assert_one_line_error(croupier("round", "-", stdin=json.dumps(script)), "ran out")
+
+
+def test_a_voided_round_is_not_an_error() -> None:
+    result = croupier("round", str(GOLDEN / "rws_v5_foreign_card_voids.round.json"))
+    assert result.returncode == 0
+    assert "5.5.1" in json.loads(result.stdout)["void"]
+
+
+def test_rules_commands() -> None:
+    listed = croupier("rules", "list")
+    assert listed.returncode == 0
+    for name in ("rws-v4", "rws-v5", "online-8deck", "casino-to-go", "live"):
+        assert name in listed.stdout
+    assert_one_line_error(croupier("rules", "show", "nope"), "unknown preset 'nope'")
+
+
+def test_play_bad_option_is_one_line() -> None:
+    assert_one_line_error(croupier("play", "--boxes", "9"), "--boxes")
+
+
+def test_no_command_prints_help() -> None:
+    result = croupier()
+    assert result.returncode == 0
+    assert "round" in result.stdout and "play" in result.stdout
