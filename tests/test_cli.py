@@ -36,7 +36,9 @@ def test_round_prints_the_golden_report() -> None:
     script = GOLDEN / "rws_v5_standing_player_declines_split.round.json"
     result = croupier("round", str(script))
     assert result.returncode == 0, result.stderr
-    expected = json.loads(script.with_name(script.name.replace(".round.", ".expected.")).read_text())
+    expected = json.loads(
+        script.with_name(script.name.replace(".round.", ".expected.")).read_text()
+    )
     assert json.loads(result.stdout) == expected
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
@@ -67,7 +68,7 @@ def test_replay_from_card_order_and_decisions_gives_identical_events(name: str, 
     assert replayed.results == game.results
 
 
-QUERIES = {
+QUERIES: dict[Action, tuple[Callable[[Round], bool], Callable[[Round], object]]] = {
     Action.HIT: (Round.can_hit, Round.hit),
     Action.STAND: (Round.can_stand, Round.stand),
     Action.DOUBLE: (Round.can_double, Round.double_down),

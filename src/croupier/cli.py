@@ -19,9 +19,7 @@ from croupier.script import play_script
 __all__ = ["cli", "main"]
 
 
-@click.group(
-    context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True
-)
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(package_name="croupier")
 @click.pass_context
 def cli(context: click.Context) -> None:

@@ -404,4 +404,3 @@ def _validate(rules: Rules) -> None:
     for ok, message in checks:
         if not ok:
             raise RulesError(message)
-

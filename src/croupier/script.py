@@ -87,7 +87,7 @@ def _read_rules(script: Mapping[str, object]) -> Rules:
 
 def _read_shoe(shoe: object) -> list[DrawnCard]:
     if not isinstance(shoe, list):
-        raise ScriptError("shoe: must be a list of cards such as [\"9S\", \"KD\"]")
+        raise ScriptError('shoe: must be a list of cards such as ["9S", "KD"]')
     cards: list[DrawnCard] = []
     for index, text in enumerate(shoe):
         try:
@@ -103,7 +103,7 @@ def _read_decisions(decisions: object) -> dict[str, list[str]]:
     read: dict[str, list[str]] = {}
     for player, answers in decisions.items():
         if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-            raise ScriptError(f"decisions.{player}: must be a list of texts such as \"hit\"")
+            raise ScriptError(f'decisions.{player}: must be a list of texts such as "hit"')
         for index, answer in enumerate(answers):
             word = answer.split()[0] if answer.split() else ""
             if word not in _TURN_ACTIONS + _OFFER_ANSWERS:
@@ -127,7 +127,7 @@ def _place_bets(game: Round, bets: object) -> None:
                 f"bets[{index}]: unknown key {unknown[0]!r}; a bet has: {', '.join(_BET_KEYS)}"
             )
         if not isinstance(bet.get("player"), str) or not isinstance(bet.get("box"), int):
-            raise ScriptError(f"bets[{index}]: needs a \"player\" name and a \"box\" number")
+            raise ScriptError(f'bets[{index}]: needs a "player" name and a "box" number')
     # Initial bets first, in the order listed (the first on a box is its seated player),
     # then side bets, which need an initial bet on their box (RWS v5 3.9).
     for keys in ((MAIN,), SIDE_BET_KEYS):
