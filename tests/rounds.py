@@ -7,8 +7,9 @@ have one (online deals the face-down card in the first pass instead).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
+from typing import TypeVar
 
 import pytest
 
@@ -31,6 +32,7 @@ __all__ = [
 
 #: An initial bet ``(player, box, amount)`` or a side bet ``(player, box, amount, bet)``.
 Bet = tuple[str, int, str] | tuple[str, int, str, str]
+E = TypeVar("E", bound=Event)
 #: One expected result: ``(player, box, hand, bet, outcome, net)``.
 Row = tuple[str, int, int | None, str, str, str]
 
@@ -58,7 +60,7 @@ def results_of(game: Round, *, bet: str | None = None) -> list[BetResult]:
     return [result for result in game.results if bet is None or result.bet == bet]
 
 
-def events_of(game: Round, kind: type[Event]) -> list[Event]:
+def events_of(game: Round, kind: type[E]) -> list[E]:
     """The round's events of one kind, oldest first."""
     return [event for event in game.events if isinstance(event, kind)]
 
@@ -83,7 +85,7 @@ def assert_money(game: Round, rows: Iterable[Row], players: Mapping[str, str]) -
     assert game.house_net == -sum((result.net for result in game.results), Decimal(0))
 
 
-def _difference(what: str, got: list[object], want: list[object]) -> str:
+def _difference(what: str, got: Sequence[object], want: Sequence[object]) -> str:
     lines = [f"{what} differ:"]
     lines += [f"  got  {row}" for row in got]
     lines += [f"  want {row}" for row in want]

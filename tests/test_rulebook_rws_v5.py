@@ -30,10 +30,6 @@ from tests.rounds import assert_money, assert_refused, deal, events_of, new_roun
 PRESET = "rws-v5"
 
 
-def cards(text: str) -> tuple[str, ...]:
-    return tuple(str(card) for card in parse_cards(text))
-
-
 # -- 1 Definitions -------------------------------------------------------------------------------
 
 
@@ -58,6 +54,29 @@ def test_rws_v5_1_26_seated_player_is_the_first_initial_bet_on_the_box() -> None
     assert game.seated_player(1) == "bob"
 
 
+# -- 2 Mode of play ------------------------------------------------------------------------------
+
+
+def test_rws_v5_2_1_1_a_betting_box_for_each_player_seven_on_the_layout() -> None:
+    game = new_round(PRESET, "10C 9D 7S 8C 6H 10S", ("ann", 1, "100"), ("bob", 7, "100"))
+    assert not game.can_place_bet("cy", 8, "100")
+    assert_refused(
+        game, lambda: game.place_bet("cy", 8, "100"), BetError, "box 8 is not on this table"
+    )
+    game.close_bets()
+    assert [box.number for box in game.boxes] == [1, 7]
+    game.decline("ann", 1)
+    game.decline("bob", 7)
+    game.stand()  # 10 8: 18
+    game.stand()  # 9 6: 15
+    # The dealer's 7 10 = 17.
+    assert_money(
+        game,
+        [("ann", 1, 1, "main", "win", "100"), ("bob", 7, 1, "main", "lose", "-100")],
+        {"ann": "100", "bob": "-100"},
+    )
+
+
 # -- 3 How to play -------------------------------------------------------------------------------
 
 
@@ -78,7 +97,7 @@ def test_rws_v5_3_11_dealer_deals_one_card_face_up_to_himself() -> None:
     game.stand()
     assert game.dealer_cards == tuple(parse_cards("6C"))
     game.stand()
-    assert cards("6C 2C 10C") == tuple(str(card) for card in game.dealer_cards)
+    assert game.dealer_cards == tuple(parse_cards("6C 2C 10C"))
     assert_money(
         game,
         [("ann", 1, 1, "main", "lose", "-100"), ("bob", 3, 1, "main", "stand-off", "0")],
@@ -206,9 +225,7 @@ def test_rws_v5_3_13_2_under_13_placed_first_is_cut_to_the_initial_bet() -> None
     game = new_round(PRESET, "5C 5S 4D", ("ann", 1, "80", "under_13"), ("ann", 1, "50"))
     game.close_bets()
     returned = events_of(game, BetReturned)
-    assert [(e.player, e.bet, e.amount) for e in returned] == [  # type: ignore[attr-defined]
-        ("ann", "under_13", Decimal("30"))
-    ]
+    assert [(e.player, e.bet, e.amount) for e in returned] == [("ann", "under_13", Decimal("30"))]
     assert_money(game, [("ann", 1, None, "under_13", "under-13", "50")], {"ann": "50"})
 
 
@@ -425,7 +442,7 @@ def test_rws_v5_3_17_no_draw_on_soft_21() -> None:
     game.decline("ann", 1)
     game.hit()
     stood = events_of(game, PlayerStood)
-    assert [(e.total, e.automatic) for e in stood] == [(21, True)]  # type: ignore[attr-defined]
+    assert [(e.total, e.automatic) for e in stood] == [(21, True)]
     assert_money(game, [("ann", 1, 1, "main", "win", "100")], {"ann": "100"})
 
 
@@ -465,7 +482,7 @@ def test_rws_v5_3_19_double_down_need_not_draw_to_12() -> None:
     game.decline("ann", 1)
     game.double_down()
     stood = events_of(game, PlayerStood)
-    assert [(e.total, e.automatic) for e in stood] == [(11, True)]  # type: ignore[attr-defined]
+    assert [(e.total, e.automatic) for e in stood] == [(11, True)]
     assert_money(game, [("ann", 1, 1, "main", "lose", "-200")], {"ann": "-200"})
 
 
@@ -587,7 +604,7 @@ def test_rws_v5_3_21_2_aces_split_once_and_draw_one_card_each() -> None:
         tuple(parse_cards("AD 9D")),
     ]
     stood = events_of(game, PlayerStood)
-    assert [(e.total, e.automatic) for e in stood] == [  # type: ignore[attr-defined]
+    assert [(e.total, e.automatic) for e in stood] == [
         (12, True),
         (20, True),
     ]
@@ -828,10 +845,7 @@ def test_rws_v5_5_1_excess_over_box_maximum_returned_seated_first() -> None:
         ("carl", 1, "500"),
     )
     game.close_bets()
-    returned = [
-        (e.player, e.amount)
-        for e in events_of(game, BetReturned)  # type: ignore[attr-defined]
-    ]
+    returned = [(e.player, e.amount) for e in events_of(game, BetReturned)]
     assert returned == [("bob", Decimal("1000")), ("carl", Decimal("500"))]
     assert game.boxes[0].hands[0].stake == Decimal("5000")
     game.decline("ann", 1)
@@ -887,9 +901,7 @@ def test_rws_v5_5_3_walk_away_on_a_shared_box_passes_it_to_the_highest_bet() -> 
     game = deal(PRESET, "5C 10S 4D 8H 7C", ("ann", 1, "100"), ("bob", 1, "50"), ("carl", 1, "80"))
     game.decline("ann", 1)
     game.walk_away("ann")
-    assert [(e.box, e.player) for e in events_of(game, SeatPassed)] == [  # type: ignore[attr-defined]
-        (1, "carl")
-    ]
+    assert [(e.box, e.player) for e in events_of(game, SeatPassed)] == [(1, "carl")]
     assert game.current_turn == (1, 1)
     assert_refused(game, lambda: game.hit(player="ann"), IllegalActionError, "seated player carl")
     game.hit(player="carl")  # 5 4 8: 17
@@ -902,6 +914,26 @@ def test_rws_v5_5_3_walk_away_on_a_shared_box_passes_it_to_the_highest_bet() -> 
             ("carl", 1, 1, "main", "stand-off", "0"),
         ],
         {"ann": "0", "bob": "0", "carl": "0"},
+    )
+
+
+def test_rws_v5_5_3_walk_away_passes_the_surrender_decision_with_the_box() -> None:
+    # ann leaves while surrender is offered against the dealer's 10: carl (80) now calls
+    # the decisions of the box (1.26, 3.8) and surrenders it for every player on it.
+    game = deal(PRESET, "10C 10S 6D", ("ann", 1, "100"), ("bob", 1, "50"), ("carl", 1, "80"))
+    assert [(o.kind, o.player) for o in game.offers] == [(OfferKind.SURRENDER, "ann")]
+    game.walk_away("ann")
+    assert [(o.kind, o.player) for o in game.offers] == [(OfferKind.SURRENDER, "carl")]
+    assert_refused(game, lambda: game.surrender(box=1, player="ann"), IllegalActionError, "ann")
+    game.surrender(box=1, player="carl")
+    assert_money(
+        game,
+        [
+            ("ann", 1, 1, "main", "surrender", "-50"),
+            ("bob", 1, 1, "main", "surrender", "-25"),
+            ("carl", 1, 1, "main", "surrender", "-40"),
+        ],
+        {"ann": "-50", "bob": "-25", "carl": "-40"},
     )
 
 
@@ -921,10 +953,7 @@ def test_rws_v5_5_8_no_bet_after_no_more_bets() -> None:
 def test_rws_v5_5_15_side_bet_without_initial_bet_returned() -> None:
     game = new_round(PRESET, "10C 7S 9D 10S", ("ann", 1, "100"), ("bob", 2, "20", "player_pair"))
     game.close_bets()
-    returned = [
-        (e.player, e.box, e.bet, e.amount, e.reason)  # type: ignore[attr-defined]
-        for e in events_of(game, BetReturned)
-    ]
+    returned = [(e.player, e.box, e.bet, e.amount, e.reason) for e in events_of(game, BetReturned)]
     assert returned == [
         ("bob", 2, "player_pair", Decimal("20"), "no initial bet on the box (RWS v5 5.15)")
     ]

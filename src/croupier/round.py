@@ -30,7 +30,7 @@ raises a typed error naming the state (``verify_double()``), and the action
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
 from typing import TypeVar
@@ -1002,6 +1002,11 @@ class Round:
     # -- driving the flow ---------------------------------------------------------------------
 
     def _advance(self, value: object) -> None:
+        if isinstance(self._pending, _NeedCard):
+            # The round waited for the dealer to enter this card: it is taken first.
+            value = self._take_card()
+            if value is None:
+                return
         while self._flow is not None:
             try:
                 request = self._flow.send(value)
@@ -1011,22 +1016,29 @@ class Round:
                 return
             value = None
             if isinstance(request, _NeedCard):
-                try:
-                    drawn = self._source.draw()
-                except ShoeExhausted as error:
-                    self._void(str(error))
-                    return
-                if drawn is None:
-                    self._pending = request
-                    return
-                try:
-                    value = self._check.take(drawn)
-                except (ForeignCardFound, ExcessCardFound) as error:
-                    self._void(str(error))
+                value = self._take_card()
+                if value is None:
+                    if self._flow is not None:
+                        self._pending = request
                     return
                 continue
             self._pending = request
             return
+
+    def _take_card(self) -> Card | None:
+        """The next card of the source; ``None`` when it is not entered yet or the round is void."""
+        try:
+            drawn = self._source.draw()
+        except ShoeExhausted as error:
+            self._void(str(error))
+            return None
+        if drawn is None:
+            return None
+        try:
+            return self._check.take(drawn)
+        except (ForeignCardFound, ExcessCardFound) as error:
+            self._void(str(error))
+            return None
 
     def _emit(self, event: _E) -> _E:
         self._events.append(event)
@@ -1458,7 +1470,13 @@ class Round:
                 box.seated = highest
                 self._emit(SeatPassed(box=box.number, player=highest))
         for offer in list(self._offers):
-            if offer.player == player:
+            if offer.player != player:
+                continue
+            seated = self._box(offer.box).seated
+            if offer.kind is OfferKind.SURRENDER and seated not in self._absent:
+                # A decision of the box passes with the seat (RWS v5 1.26, 3.8).
+                self._offers[self._offers.index(offer)] = replace(offer, player=seated)
+            else:
                 self._answer(offer, accept=False)
         if isinstance(self._pending, _NeedDecision):
             box = self._box(self._pending.box)
