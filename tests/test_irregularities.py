@@ -500,3 +500,26 @@ def test_every_refusal_is_a_croupier_error_and_a_value_error() -> None:
         with pytest.raises(ValueError):
             attempt()
     assert game.boxes[0].hands[0].cards == tuple(parse_cards("10C 6D"))
+
+
+def test_walk_away_by_a_player_without_a_bet_refused() -> None:
+    game = deal("rws-v5", "10C 6D 8S 7H 9C", ("ann", 1, "100"))
+    assert_refused(game, lambda: game.walk_away("zed"), IllegalActionError, "no bet in play")
+
+
+def test_rws_v5_1_26_seat_passes_and_the_new_seated_player_doubles_his_own_bet() -> None:
+    # ann (seated, 100) and bob (50) on box 1; ann walks away during the surrender offer,
+    # so bob decides for the box: he doubles his own 50, and ann's absence declines her share.
+    game = deal("rws-v5", "6C 9D 5S 10H 8C", ("ann", 1, "100"), ("bob", 1, "50"))
+    game.walk_away("ann")
+    assert game.seated_player(1) == "bob"
+    game.decline("bob", 1)
+    game.double_down(player="bob")
+    hand = game.boxes[0].hands[0]
+    assert dict(hand.stakes) == {"ann": Decimal("100.00"), "bob": Decimal("100.00")}
+    # 6 5 10 = 21 against the dealer's 9 then 8: 17.
+    assert_money(
+        game,
+        [("ann", 1, 1, "main", "win", "100"), ("bob", 1, 1, "main", "win", "100")],
+        {"ann": "100", "bob": "100"},
+    )

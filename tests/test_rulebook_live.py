@@ -400,3 +400,18 @@ def test_live_table_limits_and_shoe() -> None:
     game.close_bets()
     game.stand()
     assert_money(game, [("ann", 1, 1, "main", "win", "5")], {"ann": "5"})
+
+
+def test_live_side_bet_needs_the_players_own_blackjack_wager() -> None:
+    # "A player may place a Perfect Pairs wager on any box on which the player has placed a
+    # Blackjack wager"; "cannot make a 21+3 wager only": bob's side bets on ann's box return.
+    game = deal(
+        "live",
+        "QH KH 9C QS",
+        ("ann", 1, "25"),
+        ("bob", 1, "5", "perfect_pairs"),
+        ("bob", 1, "5", "21+3"),
+    )
+    returned = [(e.player, e.bet, e.amount) for e in events_of(game, BetReturned)]
+    assert returned == [("bob", "perfect_pairs", Decimal("5.00")), ("bob", "21+3", Decimal("5.00"))]
+    assert all(result.player == "ann" for result in game.results)

@@ -569,3 +569,9 @@ def test_rws_v4_5_2_no_wager_placed_increased_or_withdrawn_after_no_more_bets() 
     game.decline("ann", 1)
     game.stand()
     assert_money(game, [("ann", 1, 1, "main", "win", "100")], {"ann": "100"})
+
+
+def test_rws_v4_3_3_side_bet_rides_on_the_players_own_initial_bet() -> None:
+    game = deal("rws-v4", "9S KD 7H 8C", ("ann", 1, "100"), ("bob", 1, "10", "player_pair"))
+    returned = [(e.player, e.bet) for e in events_of(game, BetReturned)]
+    assert returned == [("bob", "player_pair")]

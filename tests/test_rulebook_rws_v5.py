@@ -25,7 +25,7 @@ from croupier.events import (
     SeatPassed,
 )
 from croupier.round import Action, OfferKind, Phase
-from tests.rounds import assert_money, assert_refused, deal, events_of, new_round
+from tests.rounds import assert_money, assert_refused, deal, events_of, new_round, results_of
 
 PRESET = "rws-v5"
 
@@ -986,3 +986,11 @@ def test_rws_v5_5_17_void_returns_every_bet() -> None:
         {"ann": "0", "bob": "0"},
     )
     assert_refused(game, game.stand, IllegalActionError, "phase=void")
+
+
+def test_rws_v5_3_9_any_player_may_side_bet_on_a_box_with_an_initial_bet() -> None:
+    game = deal("rws-v5", "9S KD 9H 8C", ("ann", 1, "100"), ("bob", 1, "10", "player_pair"))
+    assert not events_of(game, BetReturned)
+    assert [(r.player, r.bet, r.net) for r in results_of(game, bet="player_pair")] == [
+        ("bob", "player_pair", Decimal("110.00"))
+    ]

@@ -261,6 +261,11 @@ _E = TypeVar("_E", bound=Event)
 _FOLLOWS = (OfferKind.FOLLOW_SPLIT, OfferKind.FOLLOW_DOUBLE)
 
 
+def _lead_wager(box: _Box, hand: _Hand) -> _Wager:
+    """The wager of the player who decides for the box, else the first on the hand."""
+    return hand.wager_of(box.seated) or hand.wagers[0]
+
+
 def _kinds(kind: OfferKind | None) -> tuple[OfferKind, ...]:
     return tuple(OfferKind) if kind is None else (kind,)
 
@@ -386,6 +391,9 @@ class Round:
 
     def seated_player(self, box: int) -> str | None:
         """The player who decides for a box."""
+        for placed in self._boxes:
+            if placed.number == box:
+                return placed.seated
         return self._seated.get(box)
 
     def _hand_view(self, hand: _Hand) -> HandView:
@@ -590,6 +598,23 @@ class Round:
                         reason="no initial bet on the box (RWS v5 5.15)",
                     )
                 )
+        if not self.rules.side_bet_needs_own_initial_bet:
+            return
+        for box in self._boxes:
+            for bet in list(box.side_bets):
+                if bet.player not in box.initial:
+                    box.side_bets.remove(bet)
+                    self._emit(
+                        BetReturned(
+                            player=bet.player,
+                            box=bet.box,
+                            hand=None,
+                            bet=bet.bet,
+                            amount=bet.amount,
+                            reason=f"{bet.player} has no initial bet of his own on the box "
+                            f"at {self.rules.name}",
+                        )
+                    )
 
     # -- the flow ---------------------------------------------------------------------------------
 
@@ -768,7 +793,7 @@ class Round:
             if hand.busted:
                 self._bust(box, hand)
         elif decision.action is Action.DOUBLE:
-            seated = hand.wagers[0]
+            seated = _lead_wager(box, hand)
             amount = decision.amount if decision.amount is not None else seated.initial
             seated.double = amount
             hand.doubled = True
@@ -778,7 +803,9 @@ class Round:
                 )
             )
             offers = []
-            for wager in hand.wagers[1:]:
+            for wager in hand.wagers:
+                if wager is seated:
+                    continue
                 follow = self._follow_amount(wager.initial, amount, seated.initial)
                 if follow > 0:
                     offers.append(
@@ -793,7 +820,7 @@ class Round:
             else:
                 self._stand(box, hand, automatic=True)
         elif decision.action is Action.SPLIT:
-            seated = hand.wagers[0]
+            seated = _lead_wager(box, hand)
             new = _Hand(
                 len(box.hands) + 1,
                 [hand.cards.pop()],
@@ -815,7 +842,8 @@ class Round:
             )
             offers = [
                 Offer(OfferKind.FOLLOW_SPLIT, wager.player, box.number, new.number, wager.initial)
-                for wager in hand.wagers[1:]
+                for wager in hand.wagers
+                if wager is not seated
             ]
             yield from self._ask(offers)
             yield from self._deal(box, hand)
@@ -1107,7 +1135,7 @@ class Round:
             if total == 21 and not rules.double_on_21:
                 return f"{where} is a two-card 21, which may not double (RWS v5 3.22)"
             if amount is not None:
-                initial = hand.wagers[0].initial
+                initial = _lead_wager(box, hand).initial
                 if amount > initial:
                     return f"a double of {amount} is more than the initial bet {initial}"
                 if amount != initial and not rules.double_for_less:
@@ -1458,6 +1486,11 @@ class Round:
         if self._phase in (Phase.SETTLED, Phase.VOID, Phase.BETTING):
             raise IllegalActionError(
                 f"cannot walk away with bets in play now (phase={self._phase.value})"
+            )
+        if not any(bet.player == player for bet in self._bets) or player in self._absent:
+            raise IllegalActionError(
+                f"cannot walk away: {player} has no bet in play at this table "
+                f"(phase={self._phase.value})"
             )
         event = self._emit(PlayerWalkedAway(player=player))
         self._absent.add(player)

@@ -179,6 +179,8 @@ class Rules:
     minimum_bet: Decimal = Decimal("10")
     #: The largest total of initial bets a box may carry.
     maximum_bet: Decimal = Decimal("1000")
+    #: A side bet needs its player's own initial bet on the box (otherwise any initial bet).
+    side_bet_needs_own_initial_bet: bool = False
     #: The largest single side bet, or ``None`` for the box maximum.
     side_bet_maximum: Decimal | None = None
     #: The currency's smallest unit.
