@@ -523,3 +523,35 @@ def test_rws_v5_1_26_seat_passes_and_the_new_seated_player_doubles_his_own_bet()
         [("ann", 1, 1, "main", "win", "100"), ("bob", 1, 1, "main", "win", "100")],
         {"ann": "100", "bob": "100"},
     )
+
+
+def test_rws_v5_5_7_3_player_has_his_bet_returned_after_a_dealing_error() -> None:
+    # Two players on box 1; after a dealing error bob takes his bet back during the offers,
+    # ann plays on and wins; bob's 50 comes back with nothing won or lost.
+    game = deal("rws-v5", "10C 9D 9S 8H 7S", ("ann", 1, "100"), ("bob", 1, "50"))
+    assert game.offers  # the surrender offer: before any third card
+    game.return_bets("bob", 1)
+    assert_refused(game, lambda: game.return_bets("bob", 1), IllegalActionError, "no open bet")
+    game.decline("ann", 1)
+    game.stand()
+    assert_money(
+        game,
+        [("bob", 1, 1, "main", "returned", "0"), ("ann", 1, 1, "main", "win", "100")],
+        {"ann": "100", "bob": "0"},
+    )
+
+
+def test_rws_v5_5_7_3_seated_player_returning_his_bet_passes_the_seat() -> None:
+    game = deal("rws-v5", "10C 9D 9S 8H 7S", ("ann", 1, "100"), ("bob", 1, "50"))
+    game.return_bets("ann", 1)
+    assert game.seated_player(1) == "bob"
+    # The box's surrender offer passes with the seat (RWS v5 1.26).
+    assert [(offer.kind.value, offer.player) for offer in game.offers] == [("surrender", "bob")]
+    game.decline("bob", 1)
+    assert game.current_turn == (1, 1)
+    game.stand(player="bob")
+    assert_money(
+        game,
+        [("ann", 1, 1, "main", "returned", "0"), ("bob", 1, 1, "main", "win", "50")],
+        {"ann": "0", "bob": "50"},
+    )

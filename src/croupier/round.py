@@ -1477,6 +1477,96 @@ class Round:
         self._advance(_Decision(Action.HIT if hand.total < 12 and self.can_hit() else Action.STAND))
         return event
 
+    def verify_return_bets(self, player: str, box: int) -> None:
+        """Check that ``player`` may take his bets on ``box`` back after a dealing error."""
+        if self._phase not in (Phase.DEALING, Phase.OFFERS, Phase.PLAYER_TURNS):
+            raise IllegalActionError(
+                "cannot return bets: no dealing error can be answered now "
+                f"(phase={self._phase.value})"
+            )
+        placed = self._box(box)
+        if not any(
+            wager.player == player and not wager.settled
+            for hand in placed.hands
+            for wager in hand.wagers
+        ):
+            raise IllegalActionError(
+                f"cannot return bets: {player} has no open bet on box {box} "
+                f"(phase={self._phase.value})"
+            )
+        turn = self.current_turn
+        if turn is not None and turn[0] == box:
+            raise IllegalActionError(
+                f"cannot return bets: box {box} is deciding hand {turn[1]}; answer the dealing "
+                f"error before its decisions (phase={self._phase.value})"
+            )
+
+    def return_bets(self, player: str, box: int) -> Event:
+        """After a dealing error, a player may have his bet returned and his hand invalidated.
+
+        RWS v5 5.7.3: his open bets on the box (initial, split and double bets and
+        insurance) come back; bets already settled stand.  Where others bet on the box,
+        its decisions pass to the one with the highest bet (1.26).
+        """
+        self.verify_return_bets(player, box)
+        placed = self._box(box)
+        start = len(self._events)
+        reason = "dealing error: bet returned and hand invalidated (RWS v5 5.7.3)"
+        zero = _ZERO.quantize(self.rules.currency_unit)
+        for hand in placed.hands:
+            wager = hand.wager_of(player)
+            if wager is None or wager.settled:
+                continue
+            wager.settled = True
+            self._results.append(
+                BetResult(player, box, hand.number, MAIN, wager.stake, zero, "returned")
+            )
+            self._emit(
+                BetReturned(
+                    player=player,
+                    box=box,
+                    hand=hand.number,
+                    bet=MAIN,
+                    amount=wager.stake,
+                    reason=reason,
+                )
+            )
+        insurance = None if placed.insurance_settled else placed.insurance.pop(player, None)
+        if insurance is not None:
+            self._results.append(
+                BetResult(player, box, None, INSURANCE, insurance, zero, "returned")
+            )
+            self._emit(
+                BetReturned(
+                    player=player,
+                    box=box,
+                    hand=None,
+                    bet=INSURANCE,
+                    amount=insurance,
+                    reason=reason,
+                )
+            )
+        if placed.seated == player:
+            others = [
+                (amount, name)
+                for name, amount in placed.initial.items()
+                if name != player and name not in self._absent
+            ]
+            if others:
+                placed.seated = max(others, key=lambda item: item[0])[1]
+                self._emit(SeatPassed(box=box, player=placed.seated))
+        for offer in list(self._offers):
+            if offer.player == player and offer.box == box:
+                index = self._offers.index(offer)
+                if offer.kind is OfferKind.SURRENDER and placed.seated != player:
+                    # A decision of the box passes with the seat (RWS v5 1.26, 3.8).
+                    self._offers[index] = replace(offer, player=placed.seated)
+                else:
+                    del self._offers[index]
+        if not self._offers and isinstance(self._pending, _NeedAnswers):
+            self._advance(None)
+        return self._events[start]
+
     def walk_away(self, player: str) -> Event:
         """A player leaves with bets in play (RWS v5 5.3).
 
