@@ -547,15 +547,13 @@ class Round:
             kept = min(bet.amount, room)
             room -= kept
             if kept < bet.amount:
-                self._emit(
-                    BetReturned(
-                        player=bet.player,
-                        box=number,
-                        hand=None,
-                        bet=MAIN,
-                        amount=bet.amount - kept,
-                        reason="over the box maximum (RWS v5 5.1)",
-                    )
+                self._return(
+                    bet.player,
+                    number,
+                    None,
+                    MAIN,
+                    bet.amount - kept,
+                    "over the box maximum (RWS v5 5.1)",
                 )
             if kept > 0:
                 initial[bet.player] = kept
@@ -568,15 +566,13 @@ class Round:
             if bet.bet in (SideBet.UNDER_13, SideBet.OVER_13):
                 kept = min(kept, box_initial)
             if kept < bet.amount:
-                self._emit(
-                    BetReturned(
-                        player=bet.player,
-                        box=number,
-                        hand=None,
-                        bet=bet.bet,
-                        amount=bet.amount - kept,
-                        reason="over the box's initial bet (RWS v5 3.13.2)",
-                    )
+                self._return(
+                    bet.player,
+                    number,
+                    None,
+                    bet.bet,
+                    bet.amount - kept,
+                    "over the box's initial bet (RWS v5 3.13.2)",
                 )
             side_bets.append(_PlacedBet(bet.player, number, bet.bet, kept))
         wagers = [_Wager(player, amount) for player, amount in initial.items()]
@@ -588,15 +584,13 @@ class Round:
         boxes = {box.number for box in self._boxes}
         for bet in self._bets:
             if bet.bet != MAIN and bet.box not in boxes:
-                self._emit(
-                    BetReturned(
-                        player=bet.player,
-                        box=bet.box,
-                        hand=None,
-                        bet=bet.bet,
-                        amount=bet.amount,
-                        reason="no initial bet on the box (RWS v5 5.15)",
-                    )
+                self._return(
+                    bet.player,
+                    bet.box,
+                    None,
+                    bet.bet,
+                    bet.amount,
+                    "no initial bet on the box (RWS v5 5.15)",
                 )
         if not self.rules.side_bet_needs_own_initial_bet:
             return
@@ -604,16 +598,14 @@ class Round:
             for bet in list(box.side_bets):
                 if bet.player not in box.initial:
                     box.side_bets.remove(bet)
-                    self._emit(
-                        BetReturned(
-                            player=bet.player,
-                            box=bet.box,
-                            hand=None,
-                            bet=bet.bet,
-                            amount=bet.amount,
-                            reason=f"{bet.player} has no initial bet of his own on the box "
-                            f"at {self.rules.name}",
-                        )
+                    self._return(
+                        bet.player,
+                        bet.box,
+                        None,
+                        bet.bet,
+                        bet.amount,
+                        f"{bet.player} has no initial bet of his own on the box "
+                        f"at {self.rules.name}",
                     )
 
     # -- the flow ---------------------------------------------------------------------------------
@@ -1068,6 +1060,13 @@ class Round:
             self._void(str(error))
             return None
 
+    def _return(
+        self, player: str, box: int, hand: int | None, bet: str, amount: Decimal, reason: str
+    ) -> None:
+        self._emit(
+            BetReturned(player=player, box=box, hand=hand, bet=bet, amount=amount, reason=reason)
+        )
+
     def _emit(self, event: _E) -> _E:
         self._events.append(event)
         return event
@@ -1521,31 +1520,13 @@ class Round:
             self._results.append(
                 BetResult(player, box, hand.number, MAIN, wager.stake, zero, "returned")
             )
-            self._emit(
-                BetReturned(
-                    player=player,
-                    box=box,
-                    hand=hand.number,
-                    bet=MAIN,
-                    amount=wager.stake,
-                    reason=reason,
-                )
-            )
+            self._return(player, box, hand.number, MAIN, wager.stake, reason)
         insurance = None if placed.insurance_settled else placed.insurance.pop(player, None)
         if insurance is not None:
             self._results.append(
                 BetResult(player, box, None, INSURANCE, insurance, zero, "returned")
             )
-            self._emit(
-                BetReturned(
-                    player=player,
-                    box=box,
-                    hand=None,
-                    bet=INSURANCE,
-                    amount=insurance,
-                    reason=reason,
-                )
-            )
+            self._return(player, box, None, INSURANCE, insurance, reason)
         if placed.seated == player:
             others = [
                 (amount, name)
@@ -1651,14 +1632,5 @@ class Round:
             ]
         self._results = returned
         for result in returned:
-            self._emit(
-                BetReturned(
-                    player=result.player,
-                    box=result.box,
-                    hand=result.hand,
-                    bet=result.bet,
-                    amount=result.stake,
-                    reason="void",
-                )
-            )
+            self._return(result.player, result.box, result.hand, result.bet, result.stake, "void")
         return event
