@@ -1,0 +1,223 @@
+"""The dealer's final totals, exact for any shoe composition.
+
+Every sequence of cards the dealer can draw from an up card ends in a multiset of
+drawn cards, and every sequence with the same multiset has the same probability
+(the product of falling counts over the falling shoe size).  So, for each up card,
+the terminal multisets are listed once with the number of drawing orders that reach
+each; the distribution for a shoe is then a sum over that list.  The first card the
+dealer draws is the hole card (or, with no hole card, the second card he takes).
+
+Outcomes are indexed 0 to 4 for 17 to 21, 5 for a bust and 6 for a dealer blackjack.
+
+>>> from croupier.analysis.shoe import full_shoe
+>>> table = dealer_table(up=5, hits_soft_17=False)
+>>> shoe = full_shoe(1); shoe[5] -= 1
+>>> probabilities = dealer_distribution(shoe, table)
+>>> round(float(probabilities.sum()), 12), round(float(probabilities[5]), 4)
+(1.0, 0.4208)
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from croupier.analysis.shoe import ACE, RANKS, Counts
+
+__all__ = [
+    "BLACKJACK",
+    "BUST",
+    "OUTCOMES",
+    "DealerTable",
+    "dealer_distribution",
+    "dealer_table",
+]
+
+#: Outcome indices.
+BUST = 5
+BLACKJACK = 6
+OUTCOMES = 7
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class DealerTable:
+    """The terminal draws of the dealer from one up card, as a trie (see the module docstring).
+
+    Each trie node adds ``multiplicities`` cards of one rank (ranks rise along a path);
+    nodes are in preorder, so a parent comes before its children, and ``skips[i]`` is
+    the node after ``i``'s subtree.  A node that ends a terminal multiset carries its
+    ``outcomes`` index (else -1), its number of drawing ``orders`` and its ``sizes``.
+    """
+
+    up: int
+    ranks: IntArray
+    multiplicities: IntArray
+    parents: IntArray
+    skips: IntArray
+    sizes: IntArray
+    orders: FloatArray
+    outcomes: IntArray
+
+    @property
+    def max_size(self) -> int:
+        """The most cards the dealer draws after the up card."""
+        return int(self.sizes.max())
+
+
+def _dealer_stands(hard: int, has_ace: bool, hits_soft_17: bool) -> int:
+    """-1 while the dealer draws, else the final total (22 for a bust)."""
+    if hard > 21:
+        return 22
+    soft = has_ace and hard + 10 <= 21
+    total = hard + 10 if soft else hard
+    if total < 17 or (total == 17 and soft and hits_soft_17):
+        return -1
+    return total
+
+
+@functools.cache
+def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
+    """The terminal multisets of the dealer's draws from up card ``up`` (cached)."""
+    orders: dict[tuple[int, ...], int] = {}
+    outcome_of: dict[tuple[int, ...], int] = {}
+
+    def walk(hard: int, has_ace: bool, drawn: list[int]) -> None:
+        final = _dealer_stands(hard, has_ace, hits_soft_17)
+        if final >= 0:
+            counts = [0] * RANKS
+            for rank in drawn:
+                counts[rank] += 1
+            key = tuple(counts)
+            if len(drawn) == 1 and final == 21:
+                outcome = BLACKJACK
+            elif final > 21:
+                outcome = BUST
+            else:
+                outcome = final - 17
+            orders[key] = orders.get(key, 0) + 1
+            outcome_of[key] = outcome
+            return
+        for rank in range(RANKS):
+            drawn.append(rank)
+            walk(hard + rank + 1, has_ace or rank == ACE, drawn)
+            drawn.pop()
+
+    walk(up + 1, up == ACE, [])
+    # The trie of the multisets, each a path of (rank, multiplicity) steps, ranks rising.
+    paths = sorted(
+        tuple((rank, count) for rank, count in enumerate(key) if count) for key in orders
+    )
+    trie: dict[tuple[tuple[int, int], ...], int] = {(): 0}
+    steps: list[tuple[tuple[int, int], ...]] = [()]
+    for path in paths:
+        for length in range(1, len(path) + 1):
+            prefix = path[:length]
+            if prefix not in trie:
+                trie[prefix] = len(steps)
+                steps.append(prefix)
+    order = sorted(steps)  # preorder: a prefix sorts before its extensions
+    position = {prefix: index for index, prefix in enumerate(order)}
+    count = len(order)
+    ranks = np.zeros(count, dtype=np.int64)
+    multiplicities = np.zeros(count, dtype=np.int64)
+    parents = np.full(count, -1, dtype=np.int64)
+    skips = np.zeros(count, dtype=np.int64)
+    sizes = np.zeros(count, dtype=np.int64)
+    weights = np.zeros(count, dtype=np.float64)
+    outcomes = np.full(count, -1, dtype=np.int64)
+    for index, prefix in enumerate(order):
+        if prefix:
+            ranks[index], multiplicities[index] = prefix[-1]
+            parents[index] = position[prefix[:-1]]
+        sizes[index] = sum(step[1] for step in prefix)
+        key_counts = [0] * RANKS
+        for rank, multiplicity in prefix:
+            key_counts[rank] = multiplicity
+        key = tuple(key_counts)
+        if key in orders and prefix:
+            weights[index] = float(orders[key])
+            outcomes[index] = outcome_of[key]
+    for index in range(count - 1, -1, -1):
+        end = index + 1
+        while end < count and order[end][: len(order[index])] == order[index]:
+            end = skips[end] if skips[end] > end else end + 1
+        skips[index] = end
+    return DealerTable(
+        up=up,
+        ranks=ranks,
+        multiplicities=multiplicities,
+        parents=parents,
+        skips=skips,
+        sizes=sizes,
+        orders=weights,
+        outcomes=outcomes,
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def distribution_kernel(
+    counts: IntArray,
+    ranks: IntArray,
+    multiplicities: IntArray,
+    parents: IntArray,
+    skips: IntArray,
+    sizes: IntArray,
+    orders: FloatArray,
+    outcomes: IntArray,
+    out: FloatArray,
+) -> None:
+    """Fill ``out`` (7 outcomes) with the dealer's distribution for a shoe of ``counts``."""
+    count = ranks.shape[0]
+    falling = np.ones((RANKS, 24))
+    for rank in range(RANKS):
+        value = 1.0
+        for k in range(1, 24):
+            value *= counts[rank] - k + 1
+            falling[rank, k] = value if value > 0.0 else 0.0
+    total = 0
+    for rank in range(RANKS):
+        total += counts[rank]
+    inverse = np.ones(24)
+    value = 1.0
+    for k in range(1, 24):
+        remaining = total - k + 1
+        value = value / remaining if remaining > 0 else 0.0
+        inverse[k] = value
+    for outcome in range(out.shape[0]):
+        out[outcome] = 0.0
+    products = np.empty(count)
+    products[0] = 1.0
+    index = 1
+    while index < count:
+        product = products[parents[index]] * falling[ranks[index], multiplicities[index]]
+        if product == 0.0:
+            index = skips[index]
+            continue
+        products[index] = product
+        if outcomes[index] >= 0:
+            out[outcomes[index]] += orders[index] * product * inverse[sizes[index]]
+        index += 1
+
+
+def dealer_distribution(counts: Counts, table: DealerTable) -> FloatArray:
+    """The dealer's outcome probabilities (17-21, bust, blackjack) drawing from ``counts``."""
+    out = np.zeros(OUTCOMES, dtype=np.float64)
+    distribution_kernel(
+        np.ascontiguousarray(counts, dtype=np.int64),
+        table.ranks,
+        table.multiplicities,
+        table.parents,
+        table.skips,
+        table.sizes,
+        table.orders,
+        table.outcomes,
+        out,
+    )
+    return out

@@ -1,0 +1,350 @@
+"""The main game's exact expected value for a rule set, by combinatorial analysis.
+
+The shoe is finite and every card dealt is removed: the player's cards, the dealer's
+up card and every card the dealer draws.  Each hand is played best for its exact
+cards against the up card (the composition-dependent strategy of a combinatorial
+analyzer, for a full shoe).
+
+Split hands follow the usual convention of such analyzers: a split hand's value
+counts the pair cards removed so far (the other split cards) but not the other
+cards drawn to the other split hands; against a dealer blackjack found after the
+players have acted, a split hand that keeps only part of its bet (original-bet and
+RWS rules) is counted as one of two hands.
+
+>>> from croupier.presets import find_rules
+>>> result = analyze(find_rules("online-8deck"))
+>>> -0.006 < result.ev < -0.002
+True
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from croupier.analysis.dealer import dealer_table
+from croupier.analysis.hands import hand_graph
+from croupier.analysis.kernel import DealerCache, value_hands
+from croupier.analysis.shoe import ACE, RANKS, TEN, Counts, full_shoe
+from croupier.rules import DealerBlackjackTakes, DoubleOn, HoleCard, Rules, SplitMatch, Surrender
+
+__all__ = ["Decision", "MainGameResult", "UpCardResult", "analyze"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The best play of one two-card hand against one up card, with each option's value."""
+
+    up: int
+    cards: tuple[int, int]
+    probability: float
+    action: str
+    ev: float
+    options: dict[str, float]
+
+
+@dataclass(frozen=True)
+class UpCardResult:
+    """The expected value of a round given the dealer's up card."""
+
+    up: int
+    probability: float
+    ev: float
+    decisions: tuple[Decision, ...] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class MainGameResult:
+    """The main game's expected value per unit initial bet, and its parts."""
+
+    rules: Rules
+    ev: float
+    per_up: tuple[UpCardResult, ...] = field(repr=False)
+
+    @property
+    def rtp(self) -> float:
+        """Return to player: one plus the expected value."""
+        return 1.0 + self.ev
+
+
+@dataclass
+class _Valuation:
+    """One pass of the kernel: the hand values for one base shoe."""
+
+    stand: FloatArray
+    stand_doubled: FloatArray
+    hit: FloatArray
+    best: FloatArray
+    double: FloatArray
+    blackjack: FloatArray
+    mask: npt.NDArray[np.bool_]
+
+
+def _blackjack_payoffs(rules: Rules, *, split: bool) -> FloatArray:
+    """What a dealer blackjack found after the players acted takes: standing, standing
+    doubled, busted, busted doubled (zero everywhere where the dealer peeks)."""
+    if rules.hole_card is HoleCard.PEEK:
+        return np.zeros(4)
+    takes = rules.dealer_blackjack_takes
+    if takes is DealerBlackjackTakes.ALL:
+        return np.array([-1.0, -2.0, -1.0, -2.0])
+    if not split:
+        if takes is DealerBlackjackTakes.ORIGINAL_BET:
+            return np.array([-1.0, -1.0, -1.0, -1.0])
+        return np.array([-1.0, -1.0, -1.0, -2.0])
+    share = -0.5
+    if takes is DealerBlackjackTakes.ORIGINAL_BET:
+        return np.array([share, share, share, share])
+    return np.array([share, share, -1.0, -2.0])
+
+
+@functools.cache
+def _descendants(root: int) -> npt.NDArray[np.bool_]:
+    graph = hand_graph()
+    mask = np.zeros(graph.size, dtype=np.bool_)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if mask[node]:
+            continue
+        mask[node] = True
+        for grown in graph.child[node]:
+            if grown >= 0 and not mask[grown]:
+                stack.append(int(grown))
+    mask.flags.writeable = False
+    return mask
+
+
+class _UpCardAnalysis:
+    """Everything valued against one up card."""
+
+    def __init__(self, rules: Rules, up: int, policy: npt.NDArray[np.int64] | None) -> None:
+        self.rules = rules
+        self.up = up
+        self.graph = hand_graph()
+        self.table = dealer_table(up, rules.dealer_hits_soft_17)
+        self.base: Counts = full_shoe(rules.decks)
+        self.base[up] -= 1
+        self.cache = DealerCache()
+        self.blackjack_rank = TEN if up == ACE else ACE if up == TEN else -1
+        self.policy = policy if policy is not None else np.full(self.graph.size, -1, dtype=np.int64)
+        self.main = self._value(np.zeros(RANKS, dtype=np.int64), None, split=False)
+        self._split_valuations: dict[tuple[int, int], _Valuation] = {}
+
+    def _value(
+        self, extra: Counts, mask: npt.NDArray[np.bool_] | None, *, split: bool
+    ) -> _Valuation:
+        graph = self.graph
+        size = graph.size
+        valuation = _Valuation(
+            stand=np.zeros(size),
+            stand_doubled=np.zeros(size),
+            hit=np.zeros(size),
+            best=np.zeros(size),
+            double=np.zeros(size),
+            blackjack=np.zeros(size),
+            mask=np.ones(size, dtype=np.bool_) if mask is None else mask.copy(),
+        )
+        table = self.table
+        value_hands(
+            self.base - extra,
+            extra,
+            graph.counts,
+            graph.total,
+            graph.child,
+            valuation.mask,
+            self.policy,
+            self.blackjack_rank,
+            _blackjack_payoffs(self.rules, split=split),
+            self.rules.must_draw_to_12,
+            self.cache.keys,
+            self.cache.rows,
+            self.cache.used,
+            table.ranks,
+            table.multiplicities,
+            table.parents,
+            table.skips,
+            table.sizes,
+            table.orders,
+            table.outcomes,
+            valuation.stand,
+            valuation.stand_doubled,
+            valuation.hit,
+            valuation.best,
+            valuation.double,
+            valuation.blackjack,
+        )
+        return valuation
+
+    def _split_valuation(self, pair: int, others_out: int) -> _Valuation:
+        key = (pair, others_out)
+        if key not in self._split_valuations:
+            extra = np.zeros(RANKS, dtype=np.int64)
+            extra[pair] = others_out
+            root = self.graph.index_of((pair,))
+            self._split_valuations[key] = self._value(extra, _descendants(root), split=True)
+        return self._split_valuations[key]
+
+    # -- the options of a two-card hand ----------------------------------------------------------
+
+    def _can_double(self, node: int, *, after_split: bool, pair: int) -> bool:
+        rules = self.rules
+        total = int(self.graph.total[node])
+        if after_split and (not rules.double_after_split or pair == ACE):
+            return False
+        if rules.double_on is DoubleOn.NINE_TO_ELEVEN and (
+            bool(self.graph.soft[node]) or total not in (9, 10, 11)
+        ):
+            return False
+        return not (total == 21 and not rules.double_on_21)
+
+    def _post_split_value(self, valuation: _Valuation, node: int, pair: int) -> float:
+        """The best play of a split hand of two cards."""
+        rules = self.rules
+        stand = float(valuation.stand[node])
+        if pair == ACE and not rules.hit_split_aces:
+            return stand
+        options = [float(valuation.hit[node])]
+        total = int(self.graph.total[node])
+        if total == 21:
+            options = [stand]
+        elif not (rules.must_draw_to_12 and total < 12):
+            options.append(stand)
+        if self._can_double(node, after_split=True, pair=pair):
+            options.append(float(valuation.double[node]))
+        return max(options)
+
+    def split_value(self, pair: int) -> float:
+        """The expected value of splitting a pair, resplitting as allowed and as is best."""
+        rules = self.rules
+        most = rules.max_split_hands
+        may_resplit = pair != ACE or rules.resplit_aces
+
+        @functools.cache
+        def expected(hands: int, waiting: int) -> float:
+            """The value of the ``waiting`` split hands still to get their second card."""
+            if waiting == 0:
+                return 0.0
+            # The shoe knows the pair cards of the hands made so far, not their other cards.
+            shoe = self.base.copy()
+            shoe[pair] -= hands
+            if shoe[pair] < 0:
+                return 0.0
+            remaining = int(shoe.sum())
+            valuation = self._split_valuation(pair, hands - 1)
+            root = self.graph.index_of((pair,))
+            total = 0.0
+            for card in range(RANKS):
+                if shoe[card] <= 0:
+                    continue
+                probability = shoe[card] / remaining
+                node = int(self.graph.child[root, card])
+                keep = self._post_split_value(valuation, node, pair) + expected(hands, waiting - 1)
+                if card == pair and may_resplit and hands < most:
+                    keep = max(keep, expected(hands + 1, waiting + 1))
+                total += probability * keep
+            return total
+
+        return expected(2, 2)
+
+    def decisions(self) -> list[Decision]:
+        """The best play of every two-card hand, with its probability given the up card."""
+        rules = self.rules
+        graph = self.graph
+        main = self.main
+        base = self.base
+        remaining = int(base.sum())
+        out: list[Decision] = []
+        for first in range(RANKS):
+            for second in range(first, RANKS):
+                if first == second:
+                    ways = base[first] * (base[first] - 1)
+                else:
+                    ways = 2 * base[first] * base[second]
+                probability = float(ways) / (remaining * (remaining - 1))
+                if probability == 0.0:
+                    continue
+                node = graph.index_of((first, second))
+                chance = float(main.blackjack[node])
+                if (first, second) == (ACE, TEN):
+                    ev = (1.0 - chance) * float(rules.blackjack_pays)
+                    out.append(Decision(self.up, (first, second), probability, "blackjack", ev, {}))
+                    continue
+                options: dict[str, float] = {"hit": float(main.hit[node])}
+                total = int(graph.total[node])
+                if not (rules.must_draw_to_12 and total < 12):
+                    options["stand"] = float(main.stand[node])
+                if self._can_double(node, after_split=False, pair=-1):
+                    options["double"] = float(main.double[node])
+                surrender = self._surrender_value(chance)
+                if surrender is not None:
+                    options["surrender"] = surrender
+                if first == second and rules.max_split_hands >= 2:
+                    split = self.split_value(first)
+                    if first == TEN and rules.split_match is SplitMatch.RANK:
+                        same = _same_rank_tens(rules.decks)
+                        options["split"] = same * max(split, max(options.values())) + (
+                            1 - same
+                        ) * max(options.values())
+                    else:
+                        options["split"] = float(split)
+                action = max(options, key=lambda name: options[name])
+                ev = float(options[action])
+                if rules.hole_card is HoleCard.PEEK:
+                    ev -= chance
+                out.append(
+                    Decision(
+                        self.up,
+                        (first, second),
+                        probability,
+                        action,
+                        ev,
+                        options,
+                    )
+                )
+        return out
+
+    def _surrender_value(self, chance: float) -> float | None:
+        rules = self.rules
+        surrender = rules.surrender
+        peek = rules.hole_card is HoleCard.PEEK
+        if surrender is Surrender.NONE:
+            return None
+        if surrender is Surrender.LATE:
+            return -0.5 * (1.0 - chance) if peek else -0.5
+        if surrender is Surrender.RWS:
+            if self.up == ACE:
+                return None
+            return -0.5 + chance if peek else -0.5
+        # Casino-To-Go: against an Ace or ten a dealer blackjack takes the whole bet.
+        if peek:
+            return -0.5 * (1.0 - chance)
+        return -0.5 * (1.0 - chance) - chance
+
+
+def _same_rank_tens(decks: int) -> float:
+    """The chance that two ten-value cards of a full shoe have the same rank."""
+    per_rank = 4 * decks
+    tens = 16 * decks
+    return 4 * per_rank * (per_rank - 1) / (tens * (tens - 1))
+
+
+def analyze(rules: Rules) -> MainGameResult:
+    """The main game's exact expected value under the composition-dependent strategy."""
+    shoe = full_shoe(rules.decks)
+    size = int(shoe.sum())
+    per_up: list[UpCardResult] = []
+    total = 0.0
+    for up in range(RANKS):
+        analysis = _UpCardAnalysis(rules, up, None)
+        decisions = analysis.decisions()
+        ev = float(sum(decision.probability * decision.ev for decision in decisions))
+        probability = float(shoe[up]) / size
+        per_up.append(UpCardResult(up, probability, ev, tuple(decisions)))
+        total += probability * ev
+    return MainGameResult(rules, total, tuple(per_up))
