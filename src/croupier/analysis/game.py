@@ -20,7 +20,9 @@ True
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +33,7 @@ from croupier.analysis.kernel import DealerCache, value_hands
 from croupier.analysis.shoe import ACE, RANKS, TEN, Counts, full_shoe
 from croupier.rules import DealerBlackjackTakes, DoubleOn, HoleCard, Rules, SplitMatch, Surrender
 
-__all__ = ["Decision", "MainGameResult", "UpCardResult", "analyze"]
+__all__ = ["Chart", "Decision", "MainGameResult", "UpCardResult", "analyze", "up_card_analysis"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -123,8 +125,15 @@ def _descendants(root: int) -> npt.NDArray[np.bool_]:
 class _UpCardAnalysis:
     """Everything valued against one up card."""
 
-    def __init__(self, rules: Rules, up: int, policy: npt.NDArray[np.int64] | None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        up: int,
+        policy: npt.NDArray[np.int64] | None = None,
+        chart: Chart | None = None,
+    ) -> None:
         self.rules = rules
+        self.chart = chart
         self.up = up
         self.graph = hand_graph()
         self.table = dealer_table(up, rules.dealer_hits_soft_17)
@@ -204,20 +213,21 @@ class _UpCardAnalysis:
         return not (total == 21 and not rules.double_on_21)
 
     def _post_split_value(self, valuation: _Valuation, node: int, pair: int) -> float:
-        """The best play of a split hand of two cards."""
+        """The value of a split hand of two cards, played best (or by the chart)."""
         rules = self.rules
         stand = float(valuation.stand[node])
-        if pair == ACE and not rules.hit_split_aces:
-            return stand
-        options = [float(valuation.hit[node])]
         total = int(self.graph.total[node])
-        if total == 21:
-            options = [stand]
-        elif not (rules.must_draw_to_12 and total < 12):
-            options.append(stand)
+        if (pair == ACE and not rules.hit_split_aces) or total == 21:
+            return stand
+        options = {"hit": float(valuation.hit[node])}
+        if not (rules.must_draw_to_12 and total < 12):
+            options["stand"] = stand
         if self._can_double(node, after_split=True, pair=pair):
-            options.append(float(valuation.double[node]))
-        return max(options)
+            options["double"] = float(valuation.double[node])
+        if self.chart is None:
+            return max(options.values())
+        soft = bool(self.graph.soft[node])
+        return options[self.chart.choose(self.up, total, soft, -1, options)]
 
     def split_value(self, pair: int) -> float:
         """The expected value of splitting a pair, resplitting as allowed and as is best."""
@@ -246,7 +256,11 @@ class _UpCardAnalysis:
                 node = int(self.graph.child[root, card])
                 keep = self._post_split_value(valuation, node, pair) + expected(hands, waiting - 1)
                 if card == pair and may_resplit and hands < most:
-                    keep = max(keep, expected(hands + 1, waiting + 1))
+                    resplit = expected(hands + 1, waiting + 1)
+                    if self.chart is None:
+                        keep = max(keep, resplit)
+                    elif self.chart.splits(pair, self.up):
+                        keep = resplit
                 total += probability * keep
             return total
 
@@ -293,7 +307,16 @@ class _UpCardAnalysis:
                         ) * max(options.values())
                     else:
                         options["split"] = float(split)
-                action = max(options, key=lambda name: options[name])
+                if self.chart is None:
+                    action = max(options, key=lambda name: options[name])
+                else:
+                    action = self.chart.choose(
+                        self.up,
+                        total,
+                        bool(graph.soft[node]),
+                        first if first == second else -1,
+                        options,
+                    )
                 ev = float(options[action])
                 if rules.hole_card is HoleCard.PEEK:
                     ev -= chance
@@ -334,17 +357,45 @@ def _same_rank_tens(decks: int) -> float:
     return 4 * per_rank * (per_rank - 1) / (tens * (tens - 1))
 
 
-def analyze(rules: Rules) -> MainGameResult:
-    """The main game's exact expected value under the composition-dependent strategy."""
+class Chart(Protocol):
+    """A strategy that picks the play of a two-card hand from its total (a basic strategy)."""
+
+    def choose(
+        self, up: int, total: int, soft: bool, pair: int, options: Mapping[str, float]
+    ) -> str:
+        """The option to play, among those offered, for a hand of this total (``pair`` is the
+        pair's point index for a pair, else -1)."""
+        ...
+
+    def splits(self, pair: int, up: int) -> bool:
+        """Whether the pair is split (and resplit) against the up card."""
+        ...
+
+    def policy(self, up: int) -> npt.NDArray[np.int64]:
+        """For every hand of the hand graph: 0 to stand, 1 to hit, once past the first decision."""
+        ...
+
+
+def analyze(rules: Rules, chart: Chart | None = None) -> MainGameResult:
+    """The main game's exact expected value: composition-dependent play, or ``chart``'s."""
     shoe = full_shoe(rules.decks)
     size = int(shoe.sum())
     per_up: list[UpCardResult] = []
     total = 0.0
     for up in range(RANKS):
-        analysis = _UpCardAnalysis(rules, up, None)
+        analysis = (
+            _UpCardAnalysis(rules, up)
+            if chart is None
+            else _UpCardAnalysis(rules, up, chart.policy(up), chart)
+        )
         decisions = analysis.decisions()
         ev = float(sum(decision.probability * decision.ev for decision in decisions))
         probability = float(shoe[up]) / size
         per_up.append(UpCardResult(up, probability, ev, tuple(decisions)))
         total += probability * ev
     return MainGameResult(rules, total, tuple(per_up))
+
+
+def up_card_analysis(rules: Rules, up: int) -> _UpCardAnalysis:
+    """The composition-dependent analysis against one up card (for deriving a chart)."""
+    return _UpCardAnalysis(rules, up)
