@@ -22,10 +22,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
+from croupier.analysis.kernel import distributions
 from croupier.analysis.shoe import ACE, RANKS, Counts
 
 __all__ = [
@@ -51,16 +51,15 @@ class DealerTable:
     """The terminal draws of the dealer from one up card, as a trie (see the module docstring).
 
     Each trie node adds ``multiplicities`` cards of one rank (ranks rise along a path);
-    nodes are in preorder, so a parent comes before its children, and ``skips[i]`` is
-    the node after ``i``'s subtree.  A node that ends a terminal multiset carries its
-    ``outcomes`` index (else -1), its number of drawing ``orders`` and its ``sizes``.
+    nodes are in preorder, so a parent comes before its children.  A node that ends a
+    terminal multiset carries its ``outcomes`` index (else -1), its number of drawing
+    ``orders`` and its ``sizes``.
     """
 
     up: int
     ranks: IntArray
     multiplicities: IntArray
     parents: IntArray
-    skips: IntArray
     sizes: IntArray
     orders: FloatArray
     outcomes: IntArray
@@ -128,7 +127,6 @@ def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
     ranks = np.zeros(count, dtype=np.int64)
     multiplicities = np.zeros(count, dtype=np.int64)
     parents = np.full(count, -1, dtype=np.int64)
-    skips = np.zeros(count, dtype=np.int64)
     sizes = np.zeros(count, dtype=np.int64)
     weights = np.zeros(count, dtype=np.float64)
     outcomes = np.full(count, -1, dtype=np.int64)
@@ -144,80 +142,29 @@ def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
         if key in orders and prefix:
             weights[index] = float(orders[key])
             outcomes[index] = outcome_of[key]
-    for index in range(count - 1, -1, -1):
-        end = index + 1
-        while end < count and order[end][: len(order[index])] == order[index]:
-            end = skips[end] if skips[end] > end else end + 1
-        skips[index] = end
     return DealerTable(
         up=up,
         ranks=ranks,
         multiplicities=multiplicities,
         parents=parents,
-        skips=skips,
         sizes=sizes,
         orders=weights,
         outcomes=outcomes,
     )
 
 
-@numba.njit(cache=True, nogil=True)
-def distribution_kernel(
-    counts: IntArray,
-    ranks: IntArray,
-    multiplicities: IntArray,
-    parents: IntArray,
-    skips: IntArray,
-    sizes: IntArray,
-    orders: FloatArray,
-    outcomes: IntArray,
-    out: FloatArray,
-) -> None:
-    """Fill ``out`` (7 outcomes) with the dealer's distribution for a shoe of ``counts``."""
-    count = ranks.shape[0]
-    falling = np.ones((RANKS, 24))
-    for rank in range(RANKS):
-        value = 1.0
-        for k in range(1, 24):
-            value *= counts[rank] - k + 1
-            falling[rank, k] = value if value > 0.0 else 0.0
-    total = 0
-    for rank in range(RANKS):
-        total += counts[rank]
-    inverse = np.ones(24)
-    value = 1.0
-    for k in range(1, 24):
-        remaining = total - k + 1
-        value = value / remaining if remaining > 0 else 0.0
-        inverse[k] = value
-    for outcome in range(out.shape[0]):
-        out[outcome] = 0.0
-    products = np.empty(count)
-    products[0] = 1.0
-    index = 1
-    while index < count:
-        product = products[parents[index]] * falling[ranks[index], multiplicities[index]]
-        if product == 0.0:
-            index = skips[index]
-            continue
-        products[index] = product
-        if outcomes[index] >= 0:
-            out[outcomes[index]] += orders[index] * product * inverse[sizes[index]]
-        index += 1
-
-
 def dealer_distribution(counts: Counts, table: DealerTable) -> FloatArray:
     """The dealer's outcome probabilities (17-21, bust, blackjack) drawing from ``counts``."""
-    out = np.zeros(OUTCOMES, dtype=np.float64)
-    distribution_kernel(
-        np.ascontiguousarray(counts, dtype=np.int64),
+    out = np.zeros((1, OUTCOMES), dtype=np.float64)
+    distributions(
+        np.ascontiguousarray(np.asarray(counts, dtype=np.int64).reshape(1, RANKS)),
         table.ranks,
         table.multiplicities,
         table.parents,
-        table.skips,
         table.sizes,
         table.orders,
         table.outcomes,
         out,
     )
-    return out
+    first: FloatArray = out[0]
+    return first

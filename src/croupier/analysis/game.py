@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from croupier.analysis.dealer import dealer_table
 from croupier.analysis.hands import hand_graph
-from croupier.analysis.kernel import DealerCache, value_hands
+from croupier.analysis.kernel import distributions, value_hands
 from croupier.analysis.shoe import ACE, RANKS, TEN, Counts, full_shoe
 from croupier.rules import DealerBlackjackTakes, DoubleOn, HoleCard, Rules, SplitMatch, Surrender
 
@@ -105,6 +105,63 @@ def _blackjack_payoffs(rules: Rules, *, split: bool) -> FloatArray:
     return np.array([share, share, -1.0, -2.0])
 
 
+@functools.lru_cache(maxsize=64)
+def _dealer_batch(
+    decks: int, hits_soft_17: bool, up: int, plan: tuple[tuple[int, int], ...]
+) -> tuple[FloatArray, npt.NDArray[np.bool_], dict[tuple[int, int], npt.NDArray[np.int64]]]:
+    """The dealer's distribution for every shoe an analysis meets against one up card.
+
+    Returns the distributions, whether each row's shoe can exist, and per valuation
+    (``(0, 0)`` for the main one, ``(pair, others out)`` for split hands) each hand's row.
+    """
+    graph = hand_graph()
+    base = full_shoe(decks)
+    base[up] -= 1
+    node_keys = _node_keys()
+    groups = [node_keys]
+    for pair, out in plan:
+        groups.append(node_keys[_descendants(graph.index_of((pair,)))] + (out << (6 * pair)))
+    keys, rows = np.unique(np.concatenate(groups), return_inverse=True)
+    removed = (keys[:, None] >> (6 * np.arange(RANKS))) & 63
+    shoes = base[None, :] - removed
+    feasible: npt.NDArray[np.bool_] = np.asarray((shoes >= 0).all(axis=1))
+    shoes = np.maximum(shoes, 0)
+    dealer = np.zeros((keys.shape[0], 7))
+    table = dealer_table(up, hits_soft_17)
+    distributions(
+        np.ascontiguousarray(shoes),
+        table.ranks,
+        table.multiplicities,
+        table.parents,
+        table.sizes,
+        table.orders,
+        table.outcomes,
+        dealer,
+    )
+    dealer.flags.writeable = False
+    by_valuation: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
+    size = graph.size
+    by_valuation[(0, 0)] = rows[:size]
+    offset = size
+    for pair, out in plan:
+        chosen = _descendants(graph.index_of((pair,)))
+        row_of = np.zeros(size, dtype=np.int64)
+        count = int(chosen.sum())
+        row_of[chosen] = rows[offset : offset + count]
+        offset += count
+        by_valuation[(pair, out)] = row_of
+    return dealer, feasible, by_valuation
+
+
+@functools.cache
+def _node_keys() -> npt.NDArray[np.int64]:
+    """Each hand's cards packed six bits a rank, as dealer rows are keyed."""
+    counts = hand_graph().counts
+    keys: npt.NDArray[np.int64] = (counts << (6 * np.arange(RANKS))).sum(axis=1).astype(np.int64)
+    keys.flags.writeable = False
+    return keys
+
+
 @functools.cache
 def _descendants(root: int) -> npt.NDArray[np.bool_]:
     graph = hand_graph()
@@ -139,17 +196,38 @@ class _UpCardAnalysis:
         self.table = dealer_table(up, rules.dealer_hits_soft_17)
         self.base: Counts = full_shoe(rules.decks)
         self.base[up] -= 1
-        self.cache = DealerCache()
         self.blackjack_rank = TEN if up == ACE else ACE if up == TEN else -1
         self.policy = policy if policy is not None else np.full(self.graph.size, -1, dtype=np.int64)
-        self.main = self._value(np.zeros(RANKS, dtype=np.int64), None, split=False)
+        self._prepare_dealer()
+        self.main = self._value(0, 0)
         self._split_valuations: dict[tuple[int, int], _Valuation] = {}
 
-    def _value(
-        self, extra: Counts, mask: npt.NDArray[np.bool_] | None, *, split: bool
-    ) -> _Valuation:
+    def _split_plan(self) -> list[tuple[int, int]]:
+        """The (pair, other pair cards out) a split analysis will value."""
+        rules = self.rules
+        if rules.max_split_hands < 2:
+            return []
+        plan: list[tuple[int, int]] = []
+        for pair in range(RANKS):
+            most = rules.max_split_hands if (pair != ACE or rules.resplit_aces) else 2
+            plan.extend((pair, out) for out in range(1, most))
+        return plan
+
+    def _prepare_dealer(self) -> None:
+        """Every dealer distribution the analysis needs, in one batch (shared, cached)."""
+        self._plan = self._split_plan()
+        prepared = _dealer_batch(
+            self.rules.decks, self.rules.dealer_hits_soft_17, self.up, tuple(self._plan)
+        )
+        self.dealer, self._feasible, self._rows = prepared
+
+    def _value(self, pair: int, out: int) -> _Valuation:
         graph = self.graph
         size = graph.size
+        rows = self._rows[(pair, out)]
+        mask = self._feasible[rows].copy()
+        if out:
+            mask &= _descendants(graph.index_of((pair,)))
         valuation = _Valuation(
             stand=np.zeros(size),
             stand_doubled=np.zeros(size),
@@ -157,30 +235,22 @@ class _UpCardAnalysis:
             best=np.zeros(size),
             double=np.zeros(size),
             blackjack=np.zeros(size),
-            mask=np.ones(size, dtype=np.bool_) if mask is None else mask.copy(),
+            mask=mask,
         )
-        table = self.table
+        base = self.base.copy()
+        base[pair] -= out
         value_hands(
-            self.base - extra,
-            extra,
+            base,
             graph.counts,
             graph.total,
             graph.child,
             valuation.mask,
+            rows,
+            self.dealer,
             self.policy,
             self.blackjack_rank,
-            _blackjack_payoffs(self.rules, split=split),
+            _blackjack_payoffs(self.rules, split=out > 0),
             self.rules.must_draw_to_12,
-            self.cache.keys,
-            self.cache.rows,
-            self.cache.used,
-            table.ranks,
-            table.multiplicities,
-            table.parents,
-            table.skips,
-            table.sizes,
-            table.orders,
-            table.outcomes,
             valuation.stand,
             valuation.stand_doubled,
             valuation.hit,
@@ -193,10 +263,7 @@ class _UpCardAnalysis:
     def _split_valuation(self, pair: int, others_out: int) -> _Valuation:
         key = (pair, others_out)
         if key not in self._split_valuations:
-            extra = np.zeros(RANKS, dtype=np.int64)
-            extra[pair] = others_out
-            root = self.graph.index_of((pair,))
-            self._split_valuations[key] = self._value(extra, _descendants(root), split=True)
+            self._split_valuations[key] = self._value(pair, others_out)
         return self._split_valuations[key]
 
     # -- the options of a two-card hand ----------------------------------------------------------

@@ -17,7 +17,6 @@ playing it through the same analysis.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,6 +28,8 @@ from croupier.analysis.game import MainGameResult, analyze, up_card_analysis
 from croupier.analysis.hands import hand_graph
 from croupier.analysis.shoe import ACE, RANKS
 from croupier.rules import Rules
+
+FloatArray = npt.NDArray[np.float64]
 
 __all__ = ["UP_CARDS", "BasicStrategy", "Play", "derive_strategy"]
 
@@ -118,19 +119,25 @@ class BasicStrategy:
         return analyze(self.rules, self)
 
 
-def _multiset_weight(counts: npt.NDArray[np.int64], shoe: npt.NDArray[np.int64]) -> float:
-    """The chance that a hand is exactly these cards, in any order, from ``shoe``."""
-    size = int(counts.sum())
+def _multiset_weights(counts: npt.NDArray[np.int64], shoe: npt.NDArray[np.int64]) -> FloatArray:
+    """For each hand, the chance that it is exactly these cards, in any order, from ``shoe``."""
     remaining = int(shoe.sum())
-    weight = float(math.factorial(size))
+    log_factorial = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, remaining + 1)))))
+    sizes = counts.sum(axis=1)
+    log_weight = log_factorial[sizes] - (
+        log_factorial[remaining] - log_factorial[remaining - sizes]
+    )
     for rank in range(RANKS):
-        count = int(counts[rank])
-        weight /= math.factorial(count)
-        for k in range(count):
-            weight *= (shoe[rank] - k) / 1.0
-    for k in range(size):
-        weight /= remaining - k
-    return weight
+        have = counts[:, rank]
+        left = shoe[rank] - have
+        safe = np.maximum(left, 0)
+        log_weight = log_weight + np.where(
+            left >= 0,
+            log_factorial[shoe[rank]] - log_factorial[safe] - log_factorial[have],
+            -np.inf,
+        )
+    weights: FloatArray = np.exp(log_weight)
+    return weights
 
 
 def _better(first: float, second: float) -> bool:
@@ -149,13 +156,13 @@ def derive_strategy(rules: Rules) -> BasicStrategy:
         decisions = analysis.decisions()
         # Hit or stand past the first decision, by total, weighted by how often a hand is met.
         sums: dict[tuple[bool, int], float] = {}
+        weights = _multiset_weights(graph.counts, analysis.base)
+        differences = analysis.main.stand - analysis.main.hit
         for node in range(graph.size):
             if graph.cards[node] < 3 or not analysis.main.mask[node]:
                 continue
             key = (bool(graph.soft[node]), int(graph.total[node]))
-            weight = _multiset_weight(graph.counts[node], analysis.base)
-            difference = float(analysis.main.stand[node] - analysis.main.hit[node])
-            sums[key] = sums.get(key, 0.0) + weight * difference
+            sums[key] = sums.get(key, 0.0) + float(weights[node] * differences[node])
         for soft in (False, True):
             for total in range(4, 22):
                 summed = sums.get((soft, total))
