@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from croupier.analysis.dealer import dealer_table
 from croupier.analysis.hands import hand_graph
-from croupier.analysis.kernel import distributions, value_hands
+from croupier.analysis.kernel import DOUBLE, HIT, STAND, distributions, hand_outcomes, value_hands
 from croupier.analysis.shoe import ACE, RANKS, TEN, Counts, full_shoe
 from croupier.rules import DealerBlackjackTakes, DoubleOn, HoleCard, Rules, SplitMatch, Surrender
 
@@ -48,6 +48,8 @@ class Decision:
     action: str
     ev: float
     options: dict[str, float]
+    #: The chance of a win, a stand-off, a loss, and the expected square of the result.
+    outcomes: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,10 @@ class UpCardResult:
     probability: float
     ev: float
     decisions: tuple[Decision, ...] = field(repr=False)
+
+    def outcome(self, index: int) -> float:
+        """A decision statistic (0 win, 1 stand-off, 2 loss, 3 mean square) over the hands."""
+        return sum(d.probability * d.outcomes[index] for d in self.decisions)
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,39 @@ class MainGameResult:
     def rtp(self) -> float:
         """Return to player: one plus the expected value."""
         return 1.0 + self.ev
+
+    def _total(self, index: int) -> float:
+        return sum(up.probability * up.outcome(index) for up in self.per_up)
+
+    @property
+    def win(self) -> float:
+        """The chance that a round's result is a win (a split round counts its hands apart)."""
+        return self._total(0)
+
+    @property
+    def push(self) -> float:
+        """The chance of a stand-off."""
+        return self._total(1)
+
+    @property
+    def loss(self) -> float:
+        """The chance of a loss (a surrender counts as one)."""
+        return self._total(2)
+
+    @property
+    def blackjack(self) -> float:
+        """The chance of a player blackjack."""
+        return sum(
+            up.probability * d.probability
+            for up in self.per_up
+            for d in up.decisions
+            if d.action == "blackjack"
+        )
+
+    @property
+    def sd(self) -> float:
+        """The standard deviation of a round's result per unit initial bet."""
+        return float(max(self._total(3) - self.ev**2, 0.0) ** 0.5)
 
 
 @dataclass
@@ -201,6 +240,7 @@ class _UpCardAnalysis:
         self._prepare_dealer()
         self.main = self._value(0, 0)
         self._split_valuations: dict[tuple[int, int], _Valuation] = {}
+        self._outcome_tables: dict[tuple[int, int], FloatArray] = {}
 
     def _split_plan(self) -> list[tuple[int, int]]:
         """The (pair, other pair cards out) a split analysis will value."""
@@ -353,8 +393,12 @@ class _UpCardAnalysis:
                 node = graph.index_of((first, second))
                 chance = float(main.blackjack[node])
                 if (first, second) == (ACE, TEN):
-                    ev = (1.0 - chance) * float(rules.blackjack_pays)
-                    out.append(Decision(self.up, (first, second), probability, "blackjack", ev, {}))
+                    pays = float(rules.blackjack_pays)
+                    ev = (1.0 - chance) * pays
+                    stats = (1.0 - chance, chance, 0.0, (1.0 - chance) * pays * pays)
+                    out.append(
+                        Decision(self.up, (first, second), probability, "blackjack", ev, {}, stats)
+                    )
                     continue
                 options: dict[str, float] = {"hit": float(main.hit[node])}
                 total = int(graph.total[node])
@@ -385,19 +429,106 @@ class _UpCardAnalysis:
                         options,
                     )
                 ev = float(options[action])
+                stats = self._outcomes_of(action, node, first, chance)
                 if rules.hole_card is HoleCard.PEEK:
                     ev -= chance
+                    stats = (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
                 out.append(
-                    Decision(
-                        self.up,
-                        (first, second),
-                        probability,
-                        action,
-                        ev,
-                        options,
-                    )
+                    Decision(self.up, (first, second), probability, action, ev, options, stats)
                 )
         return out
+
+    def _outcome_table(self, pair: int, out: int) -> FloatArray:
+        """:func:`hand_outcomes` for a valuation, as it is played (cached)."""
+        key = (pair, out)
+        if key not in self._outcome_tables:
+            valuation = self.main if out == 0 else self._split_valuation(pair, out)
+            graph = self.graph
+            total = graph.total
+            policy = self.policy
+            stands = np.where(
+                total == 21,
+                True,
+                np.where(
+                    self.rules.must_draw_to_12 & (total < 12),
+                    False,
+                    np.where(
+                        policy == 0,
+                        True,
+                        np.where(policy == 1, False, valuation.stand >= valuation.hit),
+                    ),
+                ),
+            ).astype(np.bool_)
+            table = np.zeros((graph.size, 20))
+            base = self.base.copy()
+            base[pair] -= out
+            hand_outcomes(
+                base,
+                graph.counts,
+                graph.total,
+                graph.child,
+                valuation.mask,
+                self._rows[key],
+                self.dealer,
+                stands,
+                self.blackjack_rank,
+                _blackjack_payoffs(self.rules, split=out > 0),
+                table,
+            )
+            self._outcome_tables[key] = table
+        return self._outcome_tables[key]
+
+    def _outcomes_of(
+        self, action: str, node: int, pair: int, chance: float
+    ) -> tuple[float, float, float, float]:
+        """Win, stand-off and loss chances and the mean square of a two-card hand's play."""
+        if action in ("hit", "stand", "double"):
+            block = {"hit": HIT, "stand": STAND, "double": DOUBLE}[action]
+            row = self._outcome_table(0, 0)[node]
+            return (
+                float(row[block]),
+                float(row[block + 1]),
+                float(row[block + 2]),
+                float(row[block + 3]),
+            )
+        if action == "surrender":
+            if self.rules.hole_card is HoleCard.PEEK:
+                # Joint with no dealer blackjack; the blackjack share is added by the caller.
+                return (0.0, 0.0, 1.0 - chance, 0.25 * (1.0 - chance))
+            whole = self.rules.surrender is Surrender.CASINO_TO_GO
+            taken = chance if whole else 0.0
+            return (0.0, 0.0, 1.0, 0.25 * (1.0 - taken) + taken)
+        # A split: its hands counted apart, each as a hand from the first split's shoe.
+        return self._split_outcomes(pair)
+
+    def _split_outcomes(self, pair: int) -> tuple[float, float, float, float]:
+        table = self._outcome_table(pair, 1)
+        valuation = self._split_valuation(pair, 1)
+        shoe = self.base.copy()
+        shoe[pair] -= 2
+        remaining = int(shoe.sum())
+        root = self.graph.index_of((pair,))
+        win = push = loss = square = mean = 0.0
+        for card in range(RANKS):
+            if shoe[card] <= 0:
+                continue
+            probability = shoe[card] / remaining
+            node = int(self.graph.child[root, card])
+            value = self._post_split_value(valuation, node, pair)
+            candidates = {
+                STAND: float(valuation.stand[node]),
+                HIT: float(valuation.hit[node]),
+                DOUBLE: float(valuation.double[node]),
+            }
+            block = min(candidates, key=lambda b: abs(candidates[b] - value))
+            row = table[node]
+            win += probability * float(row[block])
+            push += probability * float(row[block + 1])
+            loss += probability * float(row[block + 2])
+            square += probability * float(row[block + 3])
+            mean += probability * value
+        # Two hands taken as independent: E[(X1 + X2)^2] = 2 E[X^2] + 2 E[X]^2.
+        return (win, push, loss, 2.0 * square + 2.0 * mean * mean)
 
     def _surrender_value(self, chance: float) -> float | None:
         rules = self.rules

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["LANES", "distributions", "value_hands"]
+__all__ = ["LANES", "distributions", "hand_outcomes", "value_hands"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -179,3 +179,98 @@ def value_hands(
             best[node] = hit_value
         else:
             best[node] = max(value, hit_value)
+
+
+#: Columns of :func:`hand_outcomes`: each block is (win, stand-off, loss, mean square).
+PLAYED, STANDING_DOUBLED, HIT, DOUBLE, STAND = 0, 4, 8, 12, 16
+
+
+@numba.njit(cache=True, nogil=True)
+def hand_outcomes(
+    base: IntArray,
+    node_counts: IntArray,
+    node_total: IntArray,
+    child: IntArray,
+    mask: BoolArray,
+    rows: IntArray,
+    dealer: FloatArray,
+    stands: BoolArray,
+    blackjack_rank: int,
+    payoffs: FloatArray,
+    out: FloatArray,
+) -> None:
+    """How every masked hand ends when played on as ``stands`` says (stand, else hit).
+
+    ``out[node]`` gets five blocks of four numbers: the chance of a win, of a
+    stand-off and of a loss, and the expected square of the result per unit initial
+    bet, for the hand played on (``PLAYED``), standing with its bet doubled
+    (``STANDING_DOUBLED``), hitting once and playing on (``HIT``), doubling (``DOUBLE``)
+    and standing (``STAND``); joint with no dealer blackjack where the dealer peeks,
+    like :func:`value_hands`.
+    """
+    size = node_total.shape[0]
+    bj_stand = payoffs[0]
+    bj_stand_doubled = payoffs[1]
+    bj_bust = payoffs[2]
+    bj_bust_doubled = payoffs[3]
+    peek = bj_stand == 0.0 and bj_bust == 0.0
+    for node in range(size - 1, -1, -1):
+        if not mask[node]:
+            continue
+        distribution = dealer[rows[node]]
+        total = node_total[node]
+        win = distribution[5]
+        push = 0.0
+        loss = 0.0
+        for outcome in range(5):
+            dealer_total = 17 + outcome
+            if total > dealer_total:
+                win += distribution[outcome]
+            elif total == dealer_total:
+                push += distribution[outcome]
+            else:
+                loss += distribution[outcome]
+        dealer_blackjack = 0.0 if peek else distribution[6]
+        out[node, STAND + 0] = win
+        out[node, STAND + 1] = push
+        out[node, STAND + 2] = loss + dealer_blackjack
+        out[node, STAND + 3] = win + loss + dealer_blackjack * bj_stand * bj_stand
+        out[node, STANDING_DOUBLED + 0] = win
+        out[node, STANDING_DOUBLED + 1] = push
+        out[node, STANDING_DOUBLED + 2] = loss + dealer_blackjack
+        out[node, STANDING_DOUBLED + 3] = (
+            4.0 * (win + loss) + dealer_blackjack * bj_stand_doubled * bj_stand_doubled
+        )
+        remaining = 0
+        for rank in range(10):
+            remaining += base[rank] - node_counts[node, rank]
+        for k in range(4):
+            out[node, HIT + k] = 0.0
+            out[node, DOUBLE + k] = 0.0
+        for rank in range(10):
+            left = base[rank] - node_counts[node, rank]
+            if left <= 0:
+                continue
+            probability = left / remaining
+            grown = child[node, rank]
+            if grown >= 0:
+                for k in range(4):
+                    out[node, HIT + k] += probability * out[grown, PLAYED + k]
+                    out[node, DOUBLE + k] += probability * out[grown, STANDING_DOUBLED + k]
+            else:
+                chance = 0.0
+                if blackjack_rank >= 0 and remaining > 1:
+                    bj_left = base[blackjack_rank] - node_counts[node, blackjack_rank]
+                    if rank == blackjack_rank:
+                        bj_left -= 1
+                    chance = bj_left / (remaining - 1)
+                shown = chance if not peek else 0.0
+                out[node, HIT + 2] += probability * ((1.0 - chance) + shown)
+                out[node, HIT + 3] += probability * ((1.0 - chance) + shown * bj_bust * bj_bust)
+                out[node, DOUBLE + 2] += probability * ((1.0 - chance) + shown)
+                out[node, DOUBLE + 3] += probability * (
+                    4.0 * (1.0 - chance) + shown * bj_bust_doubled * bj_bust_doubled
+                )
+        source = STAND if stands[node] else HIT
+        for k in range(4):
+            out[node, PLAYED + k] = out[node, source + k]
