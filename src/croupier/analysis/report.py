@@ -1,0 +1,193 @@
+"""The PAR sheet of a rule set: the main game's return under both strategies, each side
+bet's return and hit frequencies, the return by up card, and the standard deviation.
+
+Where a rulebook states an RTP it is printed beside the computed one; when they
+differ, the single rule changes that would produce the stated figure are searched
+for and named.  The math is never tuned to a stated figure.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from croupier.analysis.game import MainGameResult, analyze
+from croupier.analysis.sidebets import SideBetAnalysis, analyze_side_bets
+from croupier.analysis.strategy import BasicStrategy, derive_strategy
+from croupier.rules import DealerBlackjackTakes, HoleCard, Rules, Surrender
+
+__all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet"]
+
+#: The RTP a rulebook states, with its words.
+STATED_RTP: dict[str, tuple[Fraction, str]] = {
+    "online-8deck": (Fraction(9964, 10000), '"RTP: 99.64%"'),
+    "live": (
+        Fraction(9959, 10000),
+        '"RTP (playing main game, perfect basic strategy) Blackjack = 99.59%"',
+    ),
+}
+
+#: How split hands are valued, as the report says.
+SPLIT_CONVENTION = (
+    "Split hands count the pair cards of the hands split so far as removed, but not the "
+    "other cards drawn to the other split hands (the convention of the Wizard of Odds "
+    "Appendix 9 tables); where a dealer blackjack found after the players acted takes "
+    "only part of a split box's bets, each split hand is counted as one of two. Win, "
+    "stand-off and loss chances count the hands of a split round apart, and the standard "
+    "deviation takes them as independent."
+)
+
+_UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    """A single rule change and the basic-strategy RTP it gives."""
+
+    field: str
+    value: object
+    rtp: float
+
+
+@dataclass(frozen=True)
+class ParSheet:
+    """Everything the report prints (see the module docstring)."""
+
+    rules: Rules
+    cd: MainGameResult
+    td: MainGameResult
+    strategy: BasicStrategy
+    side_bets: dict[str, SideBetAnalysis]
+    stated_rtp: Fraction | None
+    stated_words: str | None
+    explanations: tuple[RuleChange, ...] = ()
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        """The report as JSON values; a contract for tools: extended, never changed."""
+        td = self.td
+        stated: object = None
+        comparison: object = None
+        if self.stated_rtp is not None:
+            stated = float(self.stated_rtp)
+            comparison = {
+                "stated": self.stated_words,
+                "computed_rtp": td.rtp,
+                "difference": td.rtp - float(self.stated_rtp),
+                "rule_changes_matching": [
+                    {"field": change.field, "value": _plain(change.value), "rtp": change.rtp}
+                    for change in self.explanations
+                ],
+            }
+        return {
+            "rules": self.rules.name,
+            "decks": self.rules.decks,
+            "main": {
+                "cd": {"ev": self.cd.ev, "rtp": self.cd.rtp},
+                "td": {"ev": td.ev, "rtp": td.rtp},
+                "sd": td.sd,
+                "win": td.win,
+                "push": td.push,
+                "loss": td.loss,
+                "blackjack": td.blackjack,
+                "per_up": {
+                    _UP_NAMES[up.up]: {
+                        "probability": up.probability,
+                        "cd_ev": cd_up.ev,
+                        "td_ev": up.ev,
+                    }
+                    for up, cd_up in zip(td.per_up, self.cd.per_up, strict=True)
+                },
+                "split_convention": SPLIT_CONVENTION,
+            },
+            "stated_rtp": stated,
+            "stated_comparison": comparison,
+            "side_bets": {key: bet.to_json() for key, bet in self.side_bets.items()},
+            "seconds": self.seconds,
+        }
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Fraction):
+        return str(value)
+    if hasattr(value, "value"):
+        return value.value
+    return value
+
+
+@functools.lru_cache(maxsize=32)
+def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
+    """Compute the PAR sheet of ``rules`` (see the module docstring)."""
+    start = time.perf_counter()
+    timings: dict[str, float] = {}
+    mark = time.perf_counter()
+    cd = analyze(rules)
+    timings["cd"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    strategy = derive_strategy(rules)
+    td = strategy.evaluate()
+    timings["td"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    side_bets = analyze_side_bets(rules)
+    timings["side_bets"] = time.perf_counter() - mark
+    stated_rtp, words = STATED_RTP.get(rules.name, (None, None))
+    explanations: tuple[RuleChange, ...] = ()
+    if explain and stated_rtp is not None and abs(td.rtp - float(stated_rtp)) >= 0.00005:
+        mark = time.perf_counter()
+        explanations = _explain(rules, float(stated_rtp))
+        timings["explain"] = time.perf_counter() - mark
+    return ParSheet(
+        rules=rules,
+        cd=cd,
+        td=td,
+        strategy=strategy,
+        side_bets=side_bets,
+        stated_rtp=stated_rtp,
+        stated_words=words,
+        explanations=explanations,
+        seconds=time.perf_counter() - start,
+        timings=timings,
+    )
+
+
+def _candidates(rules: Rules) -> list[tuple[str, object]]:
+    changes: list[tuple[str, object]] = []
+    for decks in (1, 2, 4, 6, 8):
+        if decks != rules.decks:
+            changes.append(("decks", decks))
+    changes.append(("dealer_hits_soft_17", not rules.dealer_hits_soft_17))
+    changes.append(("double_after_split", not rules.double_after_split))
+    for hands in (2, 3, 4):
+        if hands != rules.max_split_hands:
+            changes.append(("max_split_hands", hands))
+    changes.append(("resplit_aces", not rules.resplit_aces))
+    changes.append(("hit_split_aces", not rules.hit_split_aces))
+    for surrender in Surrender:
+        if surrender is not rules.surrender and not (
+            surrender is Surrender.LATE and rules.hole_card is not HoleCard.PEEK
+        ):
+            changes.append(("surrender", surrender))
+    for hole in HoleCard:
+        if hole is not rules.hole_card and not (
+            rules.surrender is Surrender.LATE and hole is not HoleCard.PEEK
+        ):
+            changes.append(("hole_card", hole))
+    for takes in DealerBlackjackTakes:
+        if takes is not rules.dealer_blackjack_takes and rules.hole_card is not HoleCard.PEEK:
+            changes.append(("dealer_blackjack_takes", takes))
+    return changes
+
+
+@functools.lru_cache(maxsize=32)
+def _explain(rules: Rules, stated: float) -> tuple[RuleChange, ...]:
+    """The single rule changes whose basic-strategy RTP rounds to the stated figure."""
+    found: list[RuleChange] = []
+    for name, value in _candidates(rules):
+        changed = rules.replace(**{name: value})
+        rtp = derive_strategy(changed).evaluate().rtp
+        if abs(rtp - stated) < 0.00005:
+            found.append(RuleChange(name, value, rtp))
+    return tuple(found)

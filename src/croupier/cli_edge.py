@@ -1,0 +1,123 @@
+"""``croupier edge``: the exact RTP report (a PAR sheet) of a preset, with rule changes."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet
+from croupier.errors import CroupierError
+from croupier.presets import find_preset
+from croupier.rules import Rules
+
+__all__ = ["edge", "rules_with_changes"]
+
+_UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+
+
+class _Failure(click.ClickException):
+    """A user error: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def rules_with_changes(name: str, changes: tuple[str, ...]) -> Rules:
+    """A preset's rules with ``FIELD=VALUE`` changes, or a one-line error naming what is wrong."""
+    try:
+        rules = find_preset(name).rules
+    except CroupierError as error:
+        raise _Failure(str(error)) from None
+    values: dict[str, object] = {}
+    for change in changes:
+        field, equals, value = change.partition("=")
+        if not equals or not field.strip():
+            raise _Failure(f"--set {change!r}: expected FIELD=VALUE, such as decks=6")
+        values[field.strip()] = value.strip()
+    try:
+        return rules.replace(**values)
+    except CroupierError as error:
+        raise _Failure(f"--set: {error}") from None
+
+
+@click.command("edge")
+@click.option("--rules", "name", required=True, help="The preset, e.g. rws-v5.")
+@click.option(
+    "--set",
+    "changes",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Change a rule (repeatable); field names as `croupier rules show NAME --json`.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def edge(name: str, changes: tuple[str, ...], as_json: bool) -> None:
+    """The exact RTP of a rule set: main game under both strategies, side bets, by up card."""
+    rules = rules_with_changes(name, changes)
+    sheet = par_sheet(rules)
+    if as_json:
+        click.echo(json.dumps(sheet.to_json(), indent=2))
+        return
+    _print(sheet, Console())
+
+
+def _percent(value: float) -> str:
+    return f"{value * 100:.4f}%"
+
+
+def _print(sheet: ParSheet, console: Console) -> None:
+    rules = sheet.rules
+    cd, td = sheet.cd, sheet.td
+    console.print(f"[bold]{rules.name}[/bold]: exact return, {rules.decks} decks, full shoe")
+    main = Table(title="Main game (per unit initial bet)")
+    for column in ("strategy", "expected value", "RTP"):
+        main.add_column(column, justify="right")
+    main.add_row("composition-dependent", _percent(cd.ev), _percent(cd.rtp))
+    main.add_row("basic strategy (chart)", _percent(td.ev), _percent(td.rtp))
+    console.print(main)
+    console.print(
+        f"Basic strategy: standard deviation {td.sd:.4f}; win {_percent(td.win)}, "
+        f"stand-off {_percent(td.push)}, loss {_percent(td.loss)}; "
+        f"blackjack {_percent(td.blackjack)}"
+    )
+    if sheet.stated_rtp is not None:
+        difference = td.rtp - float(sheet.stated_rtp)
+        console.print(
+            f"The rulebook states {sheet.stated_words}: computed {_percent(td.rtp)}, "
+            f"difference {difference * 100:+.4f} points."
+        )
+        if abs(difference) >= 0.00005:
+            if sheet.explanations:
+                for change in sheet.explanations:
+                    value = getattr(change.value, "value", change.value)
+                    console.print(
+                        f"  With {change.field} = {value} the basic-strategy RTP is "
+                        f"{_percent(change.rtp)}, which rounds to the stated figure."
+                    )
+            else:
+                console.print("  No single rule change gives the stated figure.")
+    by_up = Table(title="By dealer up card")
+    for column in ("up card", "probability", "CD expected value", "basic strategy"):
+        by_up.add_column(column, justify="right")
+    for up_td, up_cd in zip(td.per_up, cd.per_up, strict=True):
+        by_up.add_row(
+            _UP_NAMES[up_td.up],
+            f"{up_td.probability:.5f}",
+            _percent(up_cd.ev),
+            _percent(up_td.ev),
+        )
+    console.print(by_up)
+    for key, bet in sheet.side_bets.items():
+        table = Table(title=f"Side bet {key}: RTP {_percent(float(bet.rtp))}")
+        for column in ("outcome", "pays", "probability"):
+            table.add_column(column, justify="right")
+        for line in bet.lines:
+            pays = "loses" if line.pays is None else f"{line.pays} to 1"
+            table.add_row(line.outcome.value, pays, f"{float(line.probability):.6f}")
+        console.print(table)
+    console.print(f"[dim]{SPLIT_CONVENTION}[/dim]")
+    console.print(f"[dim]Computed in {sheet.seconds:.2f} s.[/dim]")
