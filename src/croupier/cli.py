@@ -11,8 +11,10 @@ from typing import Any
 
 import click
 
+from croupier.cli_edge import edge
 from croupier.cli_play import play
 from croupier.cli_rules import rules
+from croupier.cli_strategy import strategy
 from croupier.errors import CroupierError
 from croupier.script import play_script
 
@@ -63,6 +65,8 @@ class _Failure(click.ClickException):
 
 cli.add_command(rules)
 cli.add_command(play)
+cli.add_command(strategy)
+cli.add_command(edge)
 
 
 def main() -> None:
