@@ -230,6 +230,8 @@ def test_tally_mean_and_standard_error() -> None:
     assert tally.standard_deviation == pytest.approx((9 / 3) ** 0.5)
     assert tally.standard_error == pytest.approx((9 / 3) ** 0.5 / 2)
     assert tally.z_score(0.5) == 0.0
+    with pytest.raises(ValueError, match="two rounds"):
+        _ = Tally(Decimal("1"), Decimal("1"), 1).standard_error
 
 
 def test_rounds_and_workers_at_least_one() -> None:

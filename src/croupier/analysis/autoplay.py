@@ -104,8 +104,14 @@ class Tally(NamedTuple):
 
     @property
     def standard_deviation(self) -> float:
-        """The sample standard deviation of a round's net (``rounds - 1`` in the divisor)."""
+        """The sample standard deviation of a round's net (``rounds - 1`` in the divisor).
+
+        Raises:
+            ValueError: fewer than two rounds were played.
+        """
         n = self.rounds
+        if n < 2:
+            raise ValueError(f"a standard deviation needs at least two rounds, not {n}")
         variance = (self.squares - self.total * self.total / n) / (n - 1)
         return math.sqrt(float(variance))
 
