@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from croupier.cli_edge import edge
+from croupier.cli_errors import UserError
 from croupier.cli_play import play
 from croupier.cli_rules import rules
 from croupier.cli_strategy import strategy
@@ -50,17 +51,8 @@ def round_command(file: Any, indent: int) -> None:
     try:
         report = play_script(script)
     except CroupierError as error:
-        raise _Failure(f"{name}: {error}") from None
+        raise UserError(f"{name}: {error}") from None
     click.echo(json.dumps(report, indent=indent if indent > 0 else None))
-
-
-class _Failure(click.ClickException):
-    """A user error: one line on stderr, exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
 
 
 cli.add_command(rules)
@@ -80,7 +72,7 @@ def main() -> None:
     except click.Abort:
         click.echo("", err=True)
         sys.exit(1)
-    except _Failure as failure:
+    except UserError as failure:
         failure.show()
         sys.exit(2)
     except click.ClickException as failure:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet
+from croupier.cli_errors import UserError
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
 from croupier.rules import Rules
@@ -18,31 +19,22 @@ __all__ = ["edge", "rules_with_changes"]
 _UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 
 
-class _Failure(click.ClickException):
-    """A user error: one line on stderr, exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file: object = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
-
-
 def rules_with_changes(name: str, changes: tuple[str, ...]) -> Rules:
     """A preset's rules with ``FIELD=VALUE`` changes, or a one-line error naming what is wrong."""
     try:
         rules = find_preset(name).rules
     except CroupierError as error:
-        raise _Failure(str(error)) from None
+        raise UserError(str(error)) from None
     values: dict[str, object] = {}
     for change in changes:
         field, equals, value = change.partition("=")
         if not equals or not field.strip():
-            raise _Failure(f"--set {change!r}: expected FIELD=VALUE, such as decks=6")
+            raise UserError(f"--set {change!r}: expected FIELD=VALUE, such as decks=6")
         values[field.strip()] = value.strip()
     try:
         return rules.replace(**values)
     except CroupierError as error:
-        raise _Failure(f"--set: {error}") from None
+        raise UserError(f"--set: {error}") from None
 
 
 @click.command("edge")
