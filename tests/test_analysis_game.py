@@ -105,3 +105,16 @@ def test_wizard_of_odds_appendix_9_expected_return(edge: PublishedEdge) -> None:
     published = float(expected_return_of(edge))
     computed = analyze(rules_of(edge)).ev
     assert computed == pytest.approx(published, abs=5e-6), edge.url
+
+
+@pytest.mark.parametrize("name", ["rws-v5", "online-8deck", "casino-to-go", "live"])
+def test_round_outcome_chances_sum_to_one(name: str) -> None:
+    from croupier.presets import find_rules
+
+    result = analyze(find_rules(name))
+    assert result.win + result.push + result.loss == pytest.approx(1.0, abs=1e-12)
+    assert sum(up.probability for up in result.per_up) == pytest.approx(1.0, abs=1e-15)
+    for up in result.per_up:
+        assert sum(d.probability for d in up.decisions) == pytest.approx(1.0, abs=1e-12)
+    # A player blackjack: 2 x (4/52) x (16/51) in the limit of many decks, exactly from the shoe.
+    assert 0.0470 < result.blackjack < 0.0480
