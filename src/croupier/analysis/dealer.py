@@ -64,6 +64,19 @@ class DealerTable:
     orders: FloatArray
     outcomes: IntArray
 
+    def fill(self, shoes: IntArray, out: FloatArray) -> None:
+        """Fill ``out[k]`` with the dealer's distribution for each shoe ``shoes[k]``."""
+        distributions(
+            np.ascontiguousarray(shoes, dtype=np.int64),
+            self.ranks,
+            self.multiplicities,
+            self.parents,
+            self.sizes,
+            self.orders,
+            self.outcomes,
+            out,
+        )
+
     @property
     def max_size(self) -> int:
         """The most cards the dealer draws after the up card."""
@@ -156,15 +169,6 @@ def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
 def dealer_distribution(counts: Counts, table: DealerTable) -> FloatArray:
     """The dealer's outcome probabilities (17-21, bust, blackjack) drawing from ``counts``."""
     out = np.zeros((1, OUTCOMES), dtype=np.float64)
-    distributions(
-        np.ascontiguousarray(np.asarray(counts, dtype=np.int64).reshape(1, RANKS)),
-        table.ranks,
-        table.multiplicities,
-        table.parents,
-        table.sizes,
-        table.orders,
-        table.outcomes,
-        out,
-    )
+    table.fill(np.asarray(counts, dtype=np.int64).reshape(1, RANKS), out)
     first: FloatArray = out[0]
     return first

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from croupier.analysis.dealer import dealer_table
 from croupier.analysis.hands import hand_graph
-from croupier.analysis.kernel import DOUBLE, HIT, STAND, distributions, hand_outcomes, value_hands
+from croupier.analysis.kernel import DOUBLE, HIT, STAND, hand_outcomes, value_hands
 from croupier.analysis.shoe import ACE, RANKS, TEN, Counts, full_shoe
 from croupier.rules import DealerBlackjackTakes, DoubleOn, HoleCard, Rules, SplitMatch, Surrender
 
@@ -167,16 +167,7 @@ def _dealer_batch(
     shoes = np.maximum(shoes, 0)
     dealer = np.zeros((keys.shape[0], 7))
     table = dealer_table(up, hits_soft_17)
-    distributions(
-        np.ascontiguousarray(shoes),
-        table.ranks,
-        table.multiplicities,
-        table.parents,
-        table.sizes,
-        table.orders,
-        table.outcomes,
-        dealer,
-    )
+    table.fill(shoes, dealer)
     dealer.flags.writeable = False
     by_valuation: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
     size = graph.size

@@ -89,6 +89,24 @@ def distributions(
 
 
 @numba.njit(cache=True, nogil=True)
+def _blackjack_after_bust(
+    base: IntArray,
+    node_counts: IntArray,
+    node: int,
+    rank: int,
+    blackjack_rank: int,
+    remaining: int,
+) -> float:
+    """The dealer's blackjack chance once a hand's cards and the card that busts it are out."""
+    if blackjack_rank < 0 or remaining <= 1:
+        return 0.0
+    left = base[blackjack_rank] - node_counts[node, blackjack_rank]
+    if rank == blackjack_rank:
+        left -= 1
+    return float(left / (remaining - 1))
+
+
+@numba.njit(cache=True, nogil=True)
 def value_hands(
     base: IntArray,
     node_counts: IntArray,
@@ -158,12 +176,9 @@ def value_hands(
                 double_value += probability * stand_doubled[grown]
             else:
                 # The card busts the hand: the dealer's blackjack chance after it is removed.
-                chance = 0.0
-                if blackjack_rank >= 0 and remaining > 1:
-                    bj_left = base[blackjack_rank] - node_counts[node, blackjack_rank]
-                    if rank == blackjack_rank:
-                        bj_left -= 1
-                    chance = bj_left / (remaining - 1)
+                chance = _blackjack_after_bust(
+                    base, node_counts, node, rank, blackjack_rank, remaining
+                )
                 hit_value += probability * (-(1.0 - chance) + chance * bj_bust)
                 double_value += probability * (-2.0 * (1.0 - chance) + chance * bj_bust_doubled)
         hit[node] = hit_value
@@ -258,12 +273,9 @@ def hand_outcomes(
                     out[node, HIT + k] += probability * out[grown, PLAYED + k]
                     out[node, DOUBLE + k] += probability * out[grown, STANDING_DOUBLED + k]
             else:
-                chance = 0.0
-                if blackjack_rank >= 0 and remaining > 1:
-                    bj_left = base[blackjack_rank] - node_counts[node, blackjack_rank]
-                    if rank == blackjack_rank:
-                        bj_left -= 1
-                    chance = bj_left / (remaining - 1)
+                chance = _blackjack_after_bust(
+                    base, node_counts, node, rank, blackjack_rank, remaining
+                )
                 shown = chance if not peek else 0.0
                 out[node, HIT + 2] += probability * ((1.0 - chance) + shown)
                 out[node, HIT + 3] += probability * ((1.0 - chance) + shown * bj_bust * bj_bust)
