@@ -27,8 +27,9 @@ from croupier.presets import PRESET_NAMES, find_rules
 STANDARD_ERRORS = 3.0
 
 HEADER = (
-    "| preset | rounds | exact TD EV | simulated mean ± SE | z | rounds/s | agrees within 3 SE |\n"
-    "|---|---:|---:|---:|---:|---:|:---:|"
+    "| preset | rounds | exact TD EV | simulated mean ± SE | z | exact SD | simulated SD "
+    "| rounds/s | agrees within 3 SE |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|:---:|"
 )
 
 
@@ -75,7 +76,8 @@ def run(name: str, rounds: int, workers: int, seed: int) -> bool:
     """Simulate one preset, print its row, and say whether it agrees."""
     rules = find_rules(name)
     strategy = derive_strategy(rules)
-    exact = strategy.evaluate().ev
+    evaluated = strategy.evaluate()
+    exact = evaluated.ev
     start = time.perf_counter()
     tally = play_rounds(rules, strategy, rounds, seed, workers=workers)
     elapsed = time.perf_counter() - start
@@ -84,7 +86,7 @@ def run(name: str, rounds: int, workers: int, seed: int) -> bool:
     print(
         f"| {name} | {tally.rounds:,} | {percent(exact)} | "
         f"{percent(tally.mean)} ± {100 * tally.standard_error:.4f}% | {z:+.2f} | "
-        f"{tally.rounds / elapsed:,.0f} | {'yes' if agrees else 'no'} |",
+        f"{evaluated.sd:.4f} | {tally.standard_deviation:.4f} | {tally.rounds / elapsed:,.0f} | {'yes' if agrees else 'no'} |",
         flush=True,
     )
     return agrees

@@ -25,6 +25,12 @@ def assert_balanced(game: Round) -> None:
     """Players' net plus the house's net is zero; every stake is settled exactly once."""
     players = sum(game.net_by_player().values(), Decimal(0))
     assert players + game.house_net == 0
+    # Every bet a player put on the table comes back through exactly one result, so a
+    # wallet that took staked_by_player() pays back the sum of stake plus net.
+    staked: dict[str, Decimal] = {}
+    for result in game.results:
+        staked[result.player] = staked.get(result.player, Decimal(0)) + result.stake
+    assert staked == {p: a for p, a in game.staked_by_player().items() if a or p in staked}
     assert sum((result.net for result in game.results), Decimal(0)) == players
     if game.phase is Phase.SETTLED:
         for box in game.boxes:

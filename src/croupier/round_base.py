@@ -155,6 +155,32 @@ class RoundBase:
         unit = self.rules.currency_unit
         return {player: net.quantize(unit) for player, net in nets.items()}
 
+    def staked_by_player(self) -> dict[str, Decimal]:
+        """The money each player has put on the table this round, every bet counted.
+
+        Initial bets, side bets, insurance, doubles and the bets of split hands, as
+        placed (a withdrawn bet no longer counts); what settlement later returns is in
+        :attr:`results`.  A wallet takes this much from each player.
+        """
+        staked: dict[str, Decimal] = {}
+
+        def add(player: str, amount: Decimal) -> None:
+            staked[player] = staked.get(player, ZERO) + amount
+
+        if not self._boxes:
+            for placed in self._bets:
+                add(placed.player, placed.amount)
+            return staked
+        for box in self._boxes:
+            for placed in box.side_bets:
+                add(placed.player, placed.amount)
+            for player, amount in box.insurance.items():
+                add(player, amount)
+            for hand in box.hands:
+                for wager in hand.wagers:
+                    add(wager.player, wager.stake)
+        return staked
+
     def seated_player(self, box: int) -> str | None:
         """The player who decides for a box."""
         for placed in self._boxes:

@@ -50,7 +50,8 @@ IntArray = npt.NDArray[np.int64]
 class DealerTable:
     """The terminal draws of the dealer from one up card, as a trie (see the module docstring).
 
-    Each trie node adds ``multiplicities`` cards of one rank (ranks rise along a path);
+    Each trie node adds ``multiplicities`` cards of one rank (ranks fall along a path, tens
+    first, which shares the most prefixes);
     nodes are in preorder, so a parent comes before its children.  A node that ends a
     terminal multiset carries its ``outcomes`` index (else -1), its number of drawing
     ``orders`` and its ``sizes``.
@@ -122,9 +123,9 @@ def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
             drawn.pop()
 
     walk(up + 1, up == ACE, [])
-    # The trie of the multisets, each a path of (rank, multiplicity) steps, ranks rising.
+    # The trie of the multisets, each a path of (rank, multiplicity) steps, ranks falling.
     paths = sorted(
-        tuple((rank, count) for rank, count in enumerate(key) if count) for key in orders
+        tuple((rank, key[rank]) for rank in reversed(range(RANKS)) if key[rank]) for key in orders
     )
     trie: dict[tuple[tuple[int, int], ...], int] = {(): 0}
     steps: list[tuple[tuple[int, int], ...]] = [()]

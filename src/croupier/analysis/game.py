@@ -29,7 +29,15 @@ import numpy.typing as npt
 
 from croupier.analysis.dealer import dealer_table
 from croupier.analysis.hands import hand_graph
-from croupier.analysis.kernel import DOUBLE, HIT, STAND, hand_outcomes, value_hands
+from croupier.analysis.kernel import (
+    DEALER_OUTCOMES,
+    DOUBLE,
+    HIT,
+    STAND,
+    conditional_means,
+    hand_outcomes,
+    value_hands,
+)
 from croupier.analysis.shoe import ACE, RANKS, TEN, Counts, full_shoe
 from croupier.rules import DealerBlackjackTakes, DoubleOn, HoleCard, Rules, SplitMatch, Surrender
 
@@ -232,6 +240,7 @@ class _UpCardAnalysis:
         self.main = self._value(0, 0)
         self._split_valuations: dict[tuple[int, int], _Valuation] = {}
         self._outcome_tables: dict[tuple[int, int], FloatArray] = {}
+        self._conditional_tables: dict[tuple[int, int], FloatArray] = {}
 
     def _split_plan(self) -> list[tuple[int, int]]:
         """The (pair, other pair cards out) a split analysis will value."""
@@ -429,27 +438,31 @@ class _UpCardAnalysis:
                 )
         return out
 
+    def _stands(self, valuation: _Valuation) -> npt.NDArray[np.bool_]:
+        """Per hand, whether it stands when played on (at 21, by the chart, or as best)."""
+        total = self.graph.total
+        policy = self.policy
+        stands: npt.NDArray[np.bool_] = np.where(
+            total == 21,
+            True,
+            np.where(
+                self.rules.must_draw_to_12 & (total < 12),
+                False,
+                np.where(
+                    policy == 0,
+                    True,
+                    np.where(policy == 1, False, valuation.stand >= valuation.hit),
+                ),
+            ),
+        ).astype(np.bool_)
+        return stands
+
     def _outcome_table(self, pair: int, out: int) -> FloatArray:
         """:func:`hand_outcomes` for a valuation, as it is played (cached)."""
         key = (pair, out)
         if key not in self._outcome_tables:
             valuation = self.main if out == 0 else self._split_valuation(pair, out)
             graph = self.graph
-            total = graph.total
-            policy = self.policy
-            stands = np.where(
-                total == 21,
-                True,
-                np.where(
-                    self.rules.must_draw_to_12 & (total < 12),
-                    False,
-                    np.where(
-                        policy == 0,
-                        True,
-                        np.where(policy == 1, False, valuation.stand >= valuation.hit),
-                    ),
-                ),
-            ).astype(np.bool_)
             table = np.zeros((graph.size, 20))
             base = self.base.copy()
             base[pair] -= out
@@ -461,13 +474,35 @@ class _UpCardAnalysis:
                 valuation.mask,
                 self._rows[key],
                 self.dealer,
-                stands,
+                self._stands(valuation),
                 self.blackjack_rank,
                 _blackjack_payoffs(self.rules, split=out > 0),
                 table,
             )
             self._outcome_tables[key] = table
         return self._outcome_tables[key]
+
+    def _conditional_table(self, pair: int, out: int) -> FloatArray:
+        """:func:`conditional_means` for a split valuation, as it is played (cached)."""
+        key = (pair, out)
+        if key not in self._conditional_tables:
+            valuation = self._split_valuation(pair, out)
+            graph = self.graph
+            table = np.zeros((graph.size, 5 * DEALER_OUTCOMES))
+            base = self.base.copy()
+            base[pair] -= out
+            conditional_means(
+                base,
+                graph.counts,
+                graph.total,
+                graph.child,
+                valuation.mask,
+                self._stands(valuation),
+                _blackjack_payoffs(self.rules, split=True),
+                table,
+            )
+            self._conditional_tables[key] = table
+        return self._conditional_tables[key]
 
     def _outcomes_of(
         self, action: str, node: int, pair: int, chance: float
@@ -499,7 +534,9 @@ class _UpCardAnalysis:
         shoe[pair] -= 2
         remaining = int(shoe.sum())
         root = self.graph.index_of((pair,))
-        win = push = loss = square = mean = 0.0
+        conditional = self._conditional_table(pair, 1)
+        given_dealer = np.zeros(DEALER_OUTCOMES)
+        win = push = loss = square = 0.0
         for card in range(RANKS):
             if shoe[card] <= 0:
                 continue
@@ -517,9 +554,18 @@ class _UpCardAnalysis:
             push += probability * float(row[block + 1])
             loss += probability * float(row[block + 2])
             square += probability * float(row[block + 3])
-            mean += probability * value
-        # Two hands taken as independent: E[(X1 + X2)^2] = 2 E[X^2] + 2 E[X]^2.
-        return (win, push, loss, 2.0 * square + 2.0 * mean * mean)
+            start = (block // 4) * DEALER_OUTCOMES
+            given_dealer += probability * conditional[node, start : start + DEALER_OUTCOMES]
+        # E[(X1 + X2)^2] = 2 E[X^2] + 2 E[X1 X2]; the two hands play against one dealer
+        # hand, so E[X1 X2] is taken over the dealer's outcome D as sum P(D) E[X | D]^2
+        # (the hands' draws otherwise independent).  Joint with no dealer blackjack where
+        # the dealer peeks.
+        dealer = self.dealer[self._rows[(pair, 1)][root]]
+        chances = dealer.copy()
+        if self.rules.hole_card is HoleCard.PEEK:
+            chances[6] = 0.0
+        cross = float((chances * given_dealer * given_dealer).sum())
+        return (win, push, loss, 2.0 * square + 2.0 * cross)
 
     def _surrender_value(self, chance: float) -> float | None:
         rules = self.rules

@@ -19,7 +19,14 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["LANES", "distributions", "hand_outcomes", "value_hands"]
+__all__ = [
+    "DEALER_OUTCOMES",
+    "LANES",
+    "conditional_means",
+    "distributions",
+    "hand_outcomes",
+    "value_hands",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -48,6 +55,12 @@ def distributions(
     """
     count = shoes.shape[0]
     nodes = ranks.shape[0]
+    # The most cards of each rank, and in all, that the trie draws.
+    most = np.zeros(10, dtype=np.int64)
+    deepest = 0
+    for node in range(nodes):
+        most[ranks[node]] = max(most[ranks[node]], multiplicities[node])
+        deepest = max(deepest, sizes[node])
     blocks = (count + LANES - 1) // LANES
     for block in numba.prange(blocks):
         start = block * LANES
@@ -60,17 +73,18 @@ def distributions(
             for rank in range(10):
                 total += shoe[rank]
                 value = 1.0
-                for k in range(1, _DEPTH):
+                for k in range(1, most[rank] + 1):
                     value *= shoe[rank] - k + 1
                     falling[rank, k, lane] = value if value > 0.0 else 0.0
             value = 1.0
-            for k in range(1, _DEPTH):
+            for k in range(1, deepest + 1):
                 remaining = total - k + 1
                 value = value / remaining if remaining > 0 else 0.0
                 inverse[k, lane] = value
         products = np.empty((nodes, LANES))
         products[0, :] = 1.0
-        sums = np.zeros((7, LANES))
+        # Per outcome and number of cards drawn; divided by the falling shoe size at the end.
+        sums = np.zeros((7, _DEPTH, LANES))
         for node in range(1, nodes):
             parent = parents[node]
             rank = ranks[node]
@@ -82,10 +96,13 @@ def distributions(
                 weight = orders[node]
                 size = sizes[node]
                 for lane in range(LANES):
-                    sums[outcome, lane] += weight * products[node, lane] * inverse[size, lane]
+                    sums[outcome, size, lane] += weight * products[node, lane]
         for lane in range(width):
             for outcome in range(7):
-                out[start + lane, outcome] = sums[outcome, lane]
+                total = 0.0
+                for size in range(1, deepest + 1):
+                    total += sums[outcome, size, lane] * inverse[size, lane]
+                out[start + lane, outcome] = total
 
 
 @numba.njit(cache=True, nogil=True)
@@ -286,3 +303,68 @@ def hand_outcomes(
         source = STAND if stands[node] else HIT
         for k in range(4):
             out[node, PLAYED + k] = out[node, source + k]
+
+
+#: Dealer outcomes a hand's result is conditioned on: 17 to 21, bust, blackjack.
+DEALER_OUTCOMES = 7
+
+
+@numba.njit(cache=True, nogil=True)
+def conditional_means(
+    base: IntArray,
+    node_counts: IntArray,
+    node_total: IntArray,
+    child: IntArray,
+    mask: BoolArray,
+    stands: BoolArray,
+    payoffs: FloatArray,
+    out: FloatArray,
+) -> None:
+    """Each masked hand's mean result given how the dealer's hand ends.
+
+    ``out[node, block * 7 + d]`` is the mean result per unit initial bet given dealer
+    outcome ``d`` (17 to 21, bust, blackjack), for the five blocks of
+    :func:`hand_outcomes` in its order (divided by four: played, standing doubled,
+    hit, double, stand).  The player's draws are taken as independent of the dealer's
+    (the cards they share are ignored): the means serve the covariance of the hands
+    of a split, which play against one dealer hand.
+    """
+    size = node_total.shape[0]
+    played, standing_doubled, hit, double, stand = 0, 7, 14, 21, 28
+    for node in range(size - 1, -1, -1):
+        if not mask[node]:
+            continue
+        total = node_total[node]
+        for outcome in range(5):
+            dealer_total = 17 + outcome
+            result = 1.0 if total > dealer_total else 0.0 if total == dealer_total else -1.0
+            out[node, stand + outcome] = result
+            out[node, standing_doubled + outcome] = 2.0 * result
+        out[node, stand + 5] = 1.0
+        out[node, standing_doubled + 5] = 2.0
+        out[node, stand + 6] = payoffs[0]
+        out[node, standing_doubled + 6] = payoffs[1]
+        remaining = 0
+        for rank in range(10):
+            remaining += base[rank] - node_counts[node, rank]
+        for d in range(DEALER_OUTCOMES):
+            out[node, hit + d] = 0.0
+            out[node, double + d] = 0.0
+        for rank in range(10):
+            left = base[rank] - node_counts[node, rank]
+            if left <= 0:
+                continue
+            probability = left / remaining
+            grown = child[node, rank]
+            for d in range(DEALER_OUTCOMES):
+                if grown >= 0:
+                    out[node, hit + d] += probability * out[grown, played + d]
+                    out[node, double + d] += probability * out[grown, standing_doubled + d]
+                else:
+                    busted = payoffs[2] if d == 6 else -1.0
+                    busted_doubled = payoffs[3] if d == 6 else -2.0
+                    out[node, hit + d] += probability * busted
+                    out[node, double + d] += probability * busted_doubled
+        source = stand if stands[node] else hit
+        for d in range(DEALER_OUTCOMES):
+            out[node, played + d] = out[node, source + d]

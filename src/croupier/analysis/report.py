@@ -35,8 +35,9 @@ SPLIT_CONVENTION = (
     "other cards drawn to the other split hands (the convention of the Wizard of Odds "
     "Appendix 9 tables); where a dealer blackjack found after the players acted takes "
     "only part of a split box's bets, each split hand is counted as one of two. Win, "
-    "stand-off and loss chances count the hands of a split round apart, and the standard "
-    "deviation takes them as independent."
+    "stand-off and loss chances count the hands of a split round apart; the standard "
+    "deviation counts two split hands, correlated through the dealer's one hand (their "
+    "own draws taken as independent)."
 )
 
 _UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
