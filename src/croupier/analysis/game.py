@@ -241,6 +241,9 @@ class _UpCardAnalysis:
         self._split_valuations: dict[tuple[int, int], _Valuation] = {}
         self._outcome_tables: dict[tuple[int, int], FloatArray] = {}
         self._conditional_tables: dict[tuple[int, int], FloatArray] = {}
+        # Whether a split hand dealt a pair card resplits: (pair, hands, waiting).
+        self._resplits: dict[tuple[int, int, int], bool] = {}
+        self._split_values: dict[int, float] = {}
 
     def _split_plan(self) -> list[tuple[int, int]]:
         """The (pair, other pair cards out) a split analysis will value."""
@@ -338,6 +341,11 @@ class _UpCardAnalysis:
 
     def split_value(self, pair: int) -> float:
         """The expected value of splitting a pair, resplitting as allowed and as is best."""
+        if pair not in self._split_values:
+            self._split_values[pair] = self._split_value(pair)
+        return self._split_values[pair]
+
+    def _split_value(self, pair: int) -> float:
         rules = self.rules
         most = rules.max_split_hands
         may_resplit = pair != ACE or rules.resplit_aces
@@ -365,13 +373,39 @@ class _UpCardAnalysis:
                 if card == pair and may_resplit and hands < most:
                     resplit = expected(hands + 1, waiting + 1)
                     if self.chart is None:
-                        keep = max(keep, resplit)
-                    elif self.chart.splits(pair, self.up):
+                        chosen = resplit > keep
+                    else:
+                        chosen = self.chart.splits(pair, self.up)
+                    self._resplits[(pair, hands, waiting)] = chosen
+                    if chosen:
                         keep = resplit
                 total += probability * keep
             return total
 
         return expected(2, 2)
+
+    def _hand_count_moments(self, pair: int) -> tuple[float, float]:
+        """E[N] and E[N(N - 1)] for the number N of hands a split of ``pair`` ends with,
+        resplitting as :meth:`split_value` chose."""
+        self.split_value(pair)
+
+        @functools.cache
+        def moments(hands: int, waiting: int) -> tuple[float, float]:
+            if waiting == 0:
+                return float(hands), float(hands * (hands - 1))
+            shoe = self.base.copy()
+            shoe[pair] -= hands
+            chance = shoe[pair] / int(shoe.sum()) if shoe[pair] > 0 else 0.0
+            kept = moments(hands, waiting - 1)
+            if not self._resplits.get((pair, hands, waiting), False):
+                return kept
+            resplit = moments(hands + 1, waiting + 1)
+            return (
+                chance * resplit[0] + (1 - chance) * kept[0],
+                chance * resplit[1] + (1 - chance) * kept[1],
+            )
+
+        return moments(2, 2)
 
     def decisions(self) -> list[Decision]:
         """The best play of every two-card hand, with its probability given the up card."""
@@ -556,16 +590,18 @@ class _UpCardAnalysis:
             square += probability * float(row[block + 3])
             start = (block // 4) * DEALER_OUTCOMES
             given_dealer += probability * conditional[node, start : start + DEALER_OUTCOMES]
-        # E[(X1 + X2)^2] = 2 E[X^2] + 2 E[X1 X2]; the two hands play against one dealer
-        # hand, so E[X1 X2] is taken over the dealer's outcome D as sum P(D) E[X | D]^2
-        # (the hands' draws otherwise independent).  Joint with no dealer blackjack where
-        # the dealer peeks.
+        # With N hands, E[(X1 + ... + XN)^2] = E[N] E[X^2] + E[N(N - 1)] E[Xi Xj].  The
+        # hands play against one dealer hand, so E[Xi Xj] is taken over the dealer's
+        # outcome D as sum P(D) E[X | D]^2 (the hands' draws otherwise independent), each
+        # hand valued as one of the first split's two.  Joint with no dealer blackjack
+        # where the dealer peeks.
         dealer = self.dealer[self._rows[(pair, 1)][root]]
         chances = dealer.copy()
         if self.rules.hole_card is HoleCard.PEEK:
             chances[6] = 0.0
         cross = float((chances * given_dealer * given_dealer).sum())
-        return (win, push, loss, 2.0 * square + 2.0 * cross)
+        hands, pairs = self._hand_count_moments(pair)
+        return (win, push, loss, hands * square + pairs * cross)
 
     def _surrender_value(self, chance: float) -> float | None:
         rules = self.rules
