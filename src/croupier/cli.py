@@ -15,6 +15,7 @@ from croupier.cli_edge import edge
 from croupier.cli_errors import UserError
 from croupier.cli_play import play
 from croupier.cli_rules import rules
+from croupier.cli_serve import ledger, serve
 from croupier.cli_strategy import strategy
 from croupier.errors import CroupierError
 from croupier.script import play_script
@@ -59,6 +60,8 @@ cli.add_command(rules)
 cli.add_command(play)
 cli.add_command(strategy)
 cli.add_command(edge)
+cli.add_command(serve)
+cli.add_command(ledger)
 
 
 def main() -> None:

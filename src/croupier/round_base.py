@@ -155,6 +155,11 @@ class RoundBase:
         unit = self.rules.currency_unit
         return {player: net.quantize(unit) for player, net in nets.items()}
 
+    @property
+    def placed_bets(self) -> tuple[PlacedBet, ...]:
+        """Every bet placed so far this round, in order (withdrawn ones gone)."""
+        return tuple(self._bets)
+
     def staked_by_player(self) -> dict[str, Decimal]:
         """The money each player has put on the table this round, every bet counted.
 

@@ -26,14 +26,15 @@ from decimal import Decimal
 
 from croupier.cards import DrawnCard, parse_drawn_card
 from croupier.errors import CroupierError
+from croupier.inputs import apply_input
 from croupier.presets import find_preset
 from croupier.round import MAIN, OfferKind, Phase, Round
 from croupier.rules import SIDE_BET_KEYS, Rules
-from croupier.shoe import FixedOrder
+from croupier.shoe import DealerEntry, FixedOrder
 
 __all__ = ["ScriptError", "play_script"]
 
-_TOP_KEYS = ("rules", "overrides", "shoe", "bets", "decisions")
+_TOP_KEYS = ("rules", "rules_version", "overrides", "shoe", "bets", "decisions", "inputs", "recall")
 _BET_KEYS = ("box", "player", MAIN, *SIDE_BET_KEYS)
 _TURN_ACTIONS = ("hit", "stand", "double", "split", "surrender")
 _OFFER_ANSWERS = ("insurance", "even-money", "surrender", "follow", "decline")
@@ -57,8 +58,20 @@ def play_script(script: object) -> dict[str, object]:
         raise ScriptError(f"unknown key {unknown[0]!r}; a script has: {', '.join(_TOP_KEYS)}")
     rules = _read_rules(script)
     cards = _read_shoe(script.get("shoe"))
-    decisions = _read_decisions(script.get("decisions", {}))
+    if "inputs" in script:
+        if "bets" in script or "decisions" in script:
+            raise ScriptError('a script gives either "inputs" or "bets" and "decisions", not both')
+        inputs = script["inputs"]
+        entered = isinstance(inputs, list) and any(
+            isinstance(entry, Mapping) and entry.get("op") == "card" for entry in inputs
+        )
+        # A dealer's table: its cards are among the inputs, entered one by one.
+        source = DealerEntry() if entered else FixedOrder(cards)
+        game = Round(rules, source)
+        _replay_inputs(game, inputs)
+        return report(game)
     game = Round(rules, FixedOrder(cards))
+    decisions = _read_decisions(script.get("decisions", {}))
     _place_bets(game, script.get("bets"))
     try:
         game.close_bets()
@@ -68,14 +81,38 @@ def play_script(script: object) -> dict[str, object]:
     return report(game, unused={player: list(left) for player, left in decisions.items() if left})
 
 
+def _replay_inputs(game: Round, inputs: object) -> None:
+    """Apply a recorded round's inputs in order (a table's game recall record)."""
+    if not isinstance(inputs, list):
+        raise ScriptError("inputs: must be a list of recorded inputs")
+    for index, entry in enumerate(inputs):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("op"), str):
+            raise ScriptError(f'inputs[{index}]: must be an object with an "op"')
+        player = entry.get("player")
+        args = entry.get("args", {})
+        if (player is not None and not isinstance(player, str)) or not isinstance(args, Mapping):
+            raise ScriptError(f'inputs[{index}]: "player" must be a name and "args" an object')
+        try:
+            apply_input(game, entry["op"], player, args)
+        except CroupierError as error:
+            raise ScriptError(f"inputs[{index}] ({entry['op']}): {error}") from None
+
+
 def _read_rules(script: Mapping[str, object]) -> Rules:
     name = script.get("rules")
     if not isinstance(name, str):
         raise ScriptError("rules: give a preset name such as 'rws-v5'")
     try:
-        rules = find_preset(name).rules
+        preset = find_preset(name)
     except CroupierError as error:
         raise ScriptError(f"rules: {error}") from None
+    version = script.get("rules_version")
+    if version is not None and version != preset.version:
+        raise ScriptError(
+            f"rules_version: the round was played under {name} version {version}; "
+            f"this croupier has version {preset.version}"
+        )
+    rules = preset.rules
     overrides = script.get("overrides", {})
     if not isinstance(overrides, Mapping):
         raise ScriptError("overrides: must be an object of rule names and values")

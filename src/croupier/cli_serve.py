@@ -1,0 +1,93 @@
+"""``croupier serve`` (the table server) and ``croupier ledger check`` (reconciliation)."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+import click
+
+from croupier.cli_errors import UserError
+
+__all__ = ["ledger", "serve"]
+
+
+def _connect(url: str | None) -> object:
+    import sqlalchemy
+
+    from croupier.server.db import connect, migrate
+
+    try:
+        engine = connect(url)
+        migrate(engine)
+    except (ValueError, sqlalchemy.exc.SQLAlchemyError) as error:
+        raise UserError(f"database {url or 'sqlite:///croupier.db'}: {error}") from None
+    return engine
+
+
+@click.command()
+@click.option("--db", "url", default=None, help="Database URL (default sqlite:///croupier.db; "
+              "postgresql://... for PostgreSQL).")  # fmt: skip
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--tables", "tables_file", default=None, type=click.Path(dir_okay=False),
+              help="A TOML file of tables (default: one table per preset).")  # fmt: skip
+@click.option("--play-money", default="1000.00", show_default=True,
+              help='Chips a new account gets; "none" for a wallet funded elsewhere.')  # fmt: skip
+def serve(url: str | None, host: str, port: int, tables_file: str | None, play_money: str) -> None:
+    """Run the live table server: accounts and wallet over HTTP, tables over WebSockets."""
+    import uvicorn
+
+    from croupier.server.app import Settings, create_app
+    from croupier.server.tables import TablesFileError, default_tables, load_tables
+
+    try:
+        tables = load_tables(tables_file) if tables_file else default_tables()
+    except TablesFileError as error:
+        raise UserError(str(error)) from None
+    chips: Decimal | None
+    if play_money.lower() == "none":
+        chips = None
+    else:
+        try:
+            chips = Decimal(play_money)
+        except InvalidOperation:
+            raise UserError(f"--play-money: not an amount: {play_money!r}") from None
+    _connect(url)
+    app = create_app(Settings(url=url, tables=tables, play_money=chips))
+    click.echo(f"croupier serving {len(tables)} tables on http://{host}:{port}", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=65536)
+
+
+@click.group()
+def ledger() -> None:
+    """The wallet's books."""
+
+
+@ledger.command("check")
+@click.option("--db", "url", default=None, help="Database URL (default sqlite:///croupier.db).")
+def check(url: str | None) -> None:
+    """Reconcile: every transaction balances, balances equal their legs, every round is
+    settled, void, or open with its money on the table, and each round's replay through
+    the engine agrees with its money.  Exit status 1 when a problem is found."""
+    import sqlalchemy
+
+    from croupier.server import ledger as books
+    from croupier.server.audit import audit
+
+    engine = _connect(url)
+    assert isinstance(engine, sqlalchemy.Engine)
+    with engine.begin() as conn:
+        problems = books.check(conn) + audit(conn)
+        counts = conn.execute(
+            sqlalchemy.text(
+                "SELECT (SELECT count(*) FROM transactions), (SELECT count(*) FROM rounds)"
+            )
+        ).one()
+    for problem in problems:
+        click.echo(f"problem: {problem}")
+    click.echo(
+        f"{counts[0]} transactions, {counts[1]} rounds: "
+        + ("the books balance" if not problems else f"{len(problems)} problem(s)")
+    )
+    if problems:
+        raise SystemExit(1)

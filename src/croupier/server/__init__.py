@@ -1,0 +1,1 @@
+"""The table server behind ``croupier serve``: persistence, accounts, wallet and rounds."""

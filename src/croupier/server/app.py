@@ -1,0 +1,575 @@
+"""The table server: HTTP for accounts, wallet and recall; a WebSocket per table.
+
+``create_app`` builds the application (FastAPI on uvicorn); ``croupier serve`` runs
+it.  The HTTP part is described at ``/openapi.json``; every WebSocket message is
+described in ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Annotated, Any
+
+import sqlalchemy as sa
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from croupier.errors import CroupierError
+from croupier.server import accounts, ledger, rounds_store
+from croupier.server.db import connect, migrate
+from croupier.server.errors import (
+    AccountLocked,
+    AuthError,
+    InsufficientFunds,
+    InvalidCredentials,
+    LoginFailed,
+    NameTaken,
+    NotFound,
+    ServerError,
+    SessionExpired,
+)
+from croupier.server.protocol import (
+    MAX_MESSAGE_BYTES,
+    Action,
+    Auth,
+    LeaveBox,
+    Ping,
+    ProtocolError,
+    RateLimiter,
+    TakeBox,
+    parse_message,
+)
+from croupier.server.recall import recall_record
+from croupier.server.runtime import (
+    DEALER_OPS,
+    PLAYER_OPS,
+    ActionRefused,
+    Outcome,
+    ServerShoe,
+    TableConfig,
+    TableRuntime,
+    public_events,
+)
+from croupier.server.tables import default_tables, table_summary
+
+__all__ = ["Settings", "create_app"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a server runs: its database, its tables, and play money.
+
+    ``play_money`` is the chips a new account gets (``None``: no chips, a real-money
+    wallet funded elsewhere).  ``clock`` gives the time in seconds (tests pass their own).
+    """
+
+    url: str | None = None
+    tables: tuple[TableConfig, ...] = field(default_factory=default_tables)
+    play_money: Decimal | None = Decimal("1000.00")
+    tick_seconds: float = 0.05
+    clock: Callable[[], float] = time.time
+    #: A table's first shoe in a known order, by table id (tests and audits).
+    shoes: Mapping[str, ServerShoe] = field(default_factory=dict)
+
+
+# -- HTTP models (the OpenAPI description) -----------------------------------------------------
+
+
+class Credentials(BaseModel):
+    """A user name and password."""
+
+    name: str = Field(min_length=1, max_length=40, examples=["ann"])
+    password: str = Field(min_length=1, max_length=1024, examples=["correct horse battery"])
+
+
+class AccountOut(BaseModel):
+    """A user and his balance (exact money as text)."""
+
+    id: int
+    name: str
+    role: str
+    balance: str
+
+
+class SessionOut(BaseModel):
+    """A session token: send it as ``Authorization: Bearer TOKEN``."""
+
+    token: str
+    idle_timeout_seconds: int
+
+
+class MovementOut(BaseModel):
+    """One movement of a player's money."""
+
+    transaction: int
+    kind: str
+    round: str | None
+    amount: str
+    balance_after: str
+    at: str
+    memo: str
+
+
+class TableOut(BaseModel):
+    """A table: its rulebook, limits, side bets and seats."""
+
+    id: str
+    name: str
+    rules: str
+    rules_version: int
+    title: str
+    dealt: str
+    boxes: int
+    minimum_bet: str
+    maximum_bet: str
+    side_bets: list[str]
+    seats: dict[str, str]
+    players: int
+    phase: str
+    betting_seconds: float
+    decision_seconds: float
+
+
+class RoundOut(BaseModel):
+    """One of a player's rounds, newest first."""
+
+    round: str
+    table: str
+    number: int
+    rules: str
+    rules_version: str
+    status: str
+    balance_before: str
+    balance_after: str | None
+
+
+class ErrorOut(BaseModel):
+    """An error: a code and a sentence naming what was wrong."""
+
+    error: str
+    message: str
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut},
+    401: {"model": ErrorOut},
+    404: {"model": ErrorOut},
+}
+
+
+class HttpError(Exception):
+    """An HTTP error answer."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+# -- the server's state --------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket at a table."""
+
+    socket: WebSocket
+    table: str
+    user: accounts.User | None = None
+    limiter: RateLimiter = field(default_factory=RateLimiter)
+
+
+class Hub:
+    """The tables, their connections, and the clock that drives them."""
+
+    def __init__(self, engine: sa.Engine, settings: Settings) -> None:
+        self.engine = engine
+        self.settings = settings
+        self._ids: dict[str, int] = {}
+        self.runtimes: dict[str, TableRuntime] = {}
+        now = settings.clock()
+        for config in settings.tables:
+            self.runtimes[config.id] = TableRuntime(
+                config, engine, self.user_id, now=now, shoe=settings.shoes.get(config.id)
+            )
+        self.connections: dict[str, set[Connection]] = {table: set() for table in self.runtimes}
+
+    def user_id(self, name: str) -> int:
+        """A user's id from his name (cached)."""
+        if name not in self._ids:
+            with self.engine.connect() as conn:
+                row = conn.execute(
+                    sa.select(sa.column("id"))
+                    .select_from(sa.table("users"))
+                    .where(sa.column("name") == name)
+                ).one_or_none()
+            if row is None:
+                raise NotFound(f"no user named {name!r}")
+            self._ids[name] = int(row[0])
+        return self._ids[name]
+
+    def now(self) -> float:
+        return self.settings.clock()
+
+    async def send(self, connection: Connection, message: dict[str, Any]) -> None:
+        try:
+            await connection.socket.send_text(json.dumps(message))
+        except Exception:  # a socket closing under us: its handler cleans up
+            return
+
+    async def broadcast(self, table: str, outcome: Outcome | None) -> None:
+        """Each connection at ``table`` gets the new events and the table as it sees it."""
+        runtime = self.runtimes[table]
+        for connection in list(self.connections[table]):
+            user = connection.user
+            dealer = user is not None and user.role in ("dealer", "admin")
+            name = user.name if user is not None else None
+            if outcome is not None and outcome.events:
+                await self.send(
+                    connection,
+                    {
+                        "type": "events",
+                        "round": runtime.round_id,
+                        "events": public_events(outcome.events, dealer=dealer),
+                    },
+                )
+            await self.send(
+                connection, {"type": "state", "state": runtime.view(name, dealer=dealer)}
+            )
+
+    async def send_balance(self, connection: Connection) -> None:
+        if connection.user is None:
+            return
+        with self.engine.begin() as conn:
+            amount = ledger.balance(conn, connection.user.id)
+        await self.send(connection, {"type": "balance", "balance": str(amount)})
+
+    async def ticker(self) -> None:
+        """Run every table's clocks."""
+        while True:
+            await asyncio.sleep(self.settings.tick_seconds)
+            now = self.now()
+            for table, runtime in self.runtimes.items():
+                try:
+                    outcome = runtime.tick(now)
+                except (CroupierError, ServerError):
+                    continue
+                if outcome is not None:
+                    await self.broadcast(table, outcome)
+                    if outcome.over:
+                        for connection in list(self.connections[table]):
+                            await self.send_balance(connection)
+
+
+def _utc(now: float) -> datetime:
+    return datetime.fromtimestamp(now, UTC)
+
+
+def current_user(
+    request: Request, authorization: Annotated[str | None, Header()] = None
+) -> tuple[accounts.User, str]:
+    """The user of the request's bearer token, and the token."""
+    hub: Hub = request.app.state.hub
+    if not authorization or not authorization.startswith("Bearer "):
+        raise HttpError(401, "unauthenticated", "send Authorization: Bearer TOKEN")
+    token = authorization.removeprefix("Bearer ").strip()
+    try:
+        with hub.engine.begin() as conn:
+            return accounts.authenticate(conn, token, now=_utc(hub.now())), token
+    except SessionExpired as error:
+        raise HttpError(401, "session_expired", str(error)) from None
+
+
+CurrentUser = Annotated[tuple[accounts.User, str], Depends(current_user)]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The server application: HTTP API, the table WebSockets, the tables' clocks."""
+    settings = settings or Settings()
+    engine = connect(settings.url)
+    migrate(engine)
+    hub = Hub(engine, settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(hub.ticker())
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    app = FastAPI(
+        title="croupier table server",
+        version="1",
+        description="Accounts, wallet, tables and game recall. The table protocol is a "
+        "WebSocket at /ws/tables/{table}; its messages are described in docs/protocol.md.",
+        lifespan=lifespan,
+    )
+    app.state.hub = hub
+
+    @app.exception_handler(HttpError)
+    async def http_error(request: Request, error: HttpError) -> JSONResponse:
+        return JSONResponse(
+            status_code=error.status, content={"error": error.code, "message": error.message}
+        )
+
+    def account_out(user: accounts.User) -> AccountOut:
+        with engine.begin() as conn:
+            amount = ledger.balance(conn, user.id)
+        return AccountOut(id=user.id, name=user.name, role=user.role, balance=str(amount))
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        """The server is up."""
+        return {"status": "ok"}
+
+    @app.post("/api/accounts", status_code=201, responses={400: {"model": ErrorOut}})
+    def register(credentials: Credentials) -> AccountOut:
+        """Open an account (play-money chips to start with, where the server gives them)."""
+        try:
+            with engine.begin() as conn:
+                user_id = accounts.register(conn, credentials.name, credentials.password)
+                ledger.player_account(conn, user_id)
+                if settings.play_money is not None:
+                    ledger.grant(
+                        conn,
+                        user_id,
+                        settings.play_money,
+                        idempotency_key=f"welcome:{user_id}",
+                    )
+        except (InvalidCredentials, NameTaken) as error:
+            raise HttpError(400, "invalid_account", str(error)) from None
+        return account_out(accounts.User(id=user_id, name=credentials.name, role="player"))
+
+    @app.post("/api/sessions", status_code=201, responses=_ERRORS)
+    def sign_in(credentials: Credentials) -> SessionOut:
+        """Log in: a session token, which expires after 30 idle minutes."""
+        try:
+            token = accounts.sign_in(
+                engine, credentials.name, credentials.password, now=_utc(hub.now())
+            )
+        except AccountLocked as error:
+            raise HttpError(401, "account_locked", str(error)) from None
+        except (LoginFailed, AuthError) as error:
+            raise HttpError(401, "login_failed", str(error)) from None
+        return SessionOut(token=token, idle_timeout_seconds=int(accounts.IDLE.total_seconds()))
+
+    @app.delete("/api/sessions", status_code=204, responses=_ERRORS)
+    def sign_out(user: CurrentUser) -> Response:
+        """Log out."""
+        with engine.begin() as conn:
+            accounts.logout(conn, user[1])
+        return Response(status_code=204)
+
+    @app.get("/api/me", responses=_ERRORS)
+    def me(user: CurrentUser) -> AccountOut:
+        """The signed-in user and his balance."""
+        return account_out(user[0])
+
+    @app.get("/api/wallet/history", responses=_ERRORS)
+    def wallet_history(
+        user: CurrentUser, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    ) -> list[MovementOut]:
+        """The movements of the user's money, newest first."""
+        with engine.begin() as conn:
+            moves = ledger.history(conn, user[0].id, limit)
+        return [
+            MovementOut(
+                transaction=move.transaction_id,
+                kind=move.kind,
+                round=move.round_id,
+                amount=str(move.amount),
+                balance_after=str(move.balance_after),
+                at=move.created_at.isoformat(),
+                memo=move.memo,
+            )
+            for move in moves
+        ]
+
+    @app.get("/api/tables")
+    def tables() -> list[TableOut]:
+        """The tables: rulebook, limits, side bets, seats and players."""
+        return [
+            TableOut(**table_summary(runtime, len(hub.connections[table])))
+            for table, runtime in hub.runtimes.items()
+        ]
+
+    @app.get("/api/tables/{table}", responses={404: {"model": ErrorOut}})
+    def table_state(table: str) -> dict[str, Any]:
+        """A table as a watcher sees it."""
+        runtime = hub.runtimes.get(table)
+        if runtime is None:
+            raise HttpError(404, "no_table", f"no table {table!r}")
+        return runtime.view(None)
+
+    @app.get("/api/rounds", responses=_ERRORS)
+    def my_rounds(user: CurrentUser, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[RoundOut]:
+        """The user's last rounds, newest first."""
+        with engine.begin() as conn:
+            rows = rounds_store.player_rounds(conn, user[0].id, limit)
+        return [
+            RoundOut(
+                round=row.id,
+                table=row.table_id,
+                number=row.number,
+                rules=row.rules_name,
+                rules_version=row.rules_version,
+                status=row.status,
+                balance_before=str(before),
+                balance_after=None if after is None else str(after),
+            )
+            for row, before, after in rows
+        ]
+
+    @app.get("/api/rounds/{round_id}", responses=_ERRORS)
+    def recall(user: CurrentUser, round_id: str) -> dict[str, Any]:
+        """Game recall: a round as the user may see it, replayable by ``croupier round``."""
+        viewer = user[0]
+        with engine.begin() as conn:
+            try:
+                row = rounds_store.load_round(conn, round_id)
+            except NotFound:
+                raise HttpError(404, "no_round", f"no round {round_id!r}") from None
+            played = {r.id for r, _, _ in rounds_store.player_rounds(conn, viewer.id, 10_000)}
+            if row.id not in played and viewer.role not in ("dealer", "admin"):
+                raise HttpError(404, "no_round", f"no round {round_id!r} of yours")
+            balances = rounds_store.round_balances(conn, round_id, viewer.id)
+        return recall_record(row, viewer.name, balances)
+
+    @app.websocket("/ws/tables/{table}")
+    async def table_socket(socket: WebSocket, table: str) -> None:
+        runtime = hub.runtimes.get(table)
+        await socket.accept()
+        if runtime is None:
+            await socket.send_text(
+                json.dumps({"type": "error", "code": "no_table", "message": f"no table {table!r}"})
+            )
+            await socket.close(code=4404)
+            return
+        connection = Connection(socket, table)
+        hub.connections[table].add(connection)
+        try:
+            await hub.send(
+                connection,
+                {"type": "welcome", "table": table, "you": None, "state": runtime.view(None)},
+            )
+            while True:
+                text = await socket.receive_text()
+                await handle(connection, runtime, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            hub.connections[table].discard(connection)
+            user = connection.user
+            if user is not None and not any(
+                other.user is not None and other.user.id == user.id
+                for other in hub.connections[table]
+            ):
+                runtime.disconnected(user.name, hub.now())
+
+    async def error(
+        connection: Connection, code: str, message: str, key: str | None = None
+    ) -> None:
+        body: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if key is not None:
+            body["key"] = key
+        await hub.send(connection, body)
+
+    async def handle(connection: Connection, runtime: TableRuntime, text: str) -> None:
+        now = hub.now()
+        if not connection.limiter.allow(now):
+            await error(connection, "rate_limited", "too many messages: at most "
+                        f"{connection.limiter.rate:g} a second")  # fmt: skip
+            return
+        if len(text.encode()) > MAX_MESSAGE_BYTES:
+            await error(connection, "too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+            return
+        try:
+            message = parse_message(text)
+        except ProtocolError as problem:
+            await error(connection, problem.code, str(problem))
+            return
+        if isinstance(message, Ping):
+            await hub.send(connection, {"type": "pong"})
+            return
+        if isinstance(message, Auth):
+            try:
+                with engine.begin() as conn:
+                    user = accounts.authenticate(conn, message.token, now=_utc(now))
+            except SessionExpired as problem:
+                await error(connection, "session_expired", str(problem))
+                return
+            connection.user = user
+            hub._ids[user.name] = user.id
+            runtime.reconnected(user.name)
+            dealer = user.role in ("dealer", "admin")
+            await hub.send(
+                connection,
+                {
+                    "type": "welcome",
+                    "table": runtime.config.id,
+                    "you": user.name,
+                    "state": runtime.view(user.name, dealer=dealer),
+                },
+            )
+            await hub.send_balance(connection)
+            return
+        user = connection.user
+        if user is None:
+            await error(connection, "unauthenticated", 'log in first: send {"type": "auth"}')
+            return
+        try:
+            if isinstance(message, TakeBox):
+                runtime.take_box(user.name, message.box)
+                await hub.broadcast(runtime.config.id, None)
+                return
+            if isinstance(message, LeaveBox):
+                runtime.leave_box(user.name, message.box)
+                await hub.broadcast(runtime.config.id, None)
+                return
+            assert isinstance(message, Action)
+            op = message.op
+            if op in DEALER_OPS and op not in PLAYER_OPS:
+                if user.role not in ("dealer", "admin"):
+                    raise ActionRefused(f"{op}: for the table's dealer only", code="forbidden")
+                player = None
+            elif op in PLAYER_OPS:
+                player = user.name
+            else:
+                raise ActionRefused(f"{op}: only the table does that", code="forbidden")
+            outcome = runtime.apply(op, player, message.args, now=now, key=message.key)
+        except ActionRefused as problem:
+            await error(connection, problem.code, str(problem), message_key(message))
+            return
+        except InsufficientFunds as problem:
+            await error(connection, "insufficient_funds", str(problem), message_key(message))
+            return
+        except (CroupierError, ServerError) as problem:
+            await error(connection, "illegal", str(problem), message_key(message))
+            return
+        ack: dict[str, Any] = {"type": "ack", "op": op, "seq": outcome.seq,
+                               "retried": outcome.retried}  # fmt: skip
+        if message.key is not None:
+            ack["key"] = message.key
+        await hub.send(connection, ack)
+        if not outcome.retried:
+            await hub.broadcast(runtime.config.id, outcome)
+            if outcome.over:
+                for other in list(hub.connections[runtime.config.id]):
+                    await hub.send_balance(other)
+            else:
+                await hub.send_balance(connection)
+
+    def message_key(message: object) -> str | None:
+        return message.key if isinstance(message, Action) else None
+
+    return app

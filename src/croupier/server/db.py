@@ -1,0 +1,170 @@
+"""Database engines and migrations of the table server (SQLite or PostgreSQL).
+
+>>> normalize_url(None)
+'sqlite:///croupier.db'
+>>> normalize_url("postgres://dealer@db.example/casino")
+'postgresql+psycopg://dealer@db.example/casino'
+>>> normalize_url("mysql://db/casino")
+Traceback (most recent call last):
+...
+ValueError: database URL scheme 'mysql' is not supported; use sqlite:// or postgresql://
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+
+__all__ = [
+    "DEFAULT_URL",
+    "alembic_config",
+    "connect",
+    "current_revision",
+    "head_revision",
+    "insert_ignoring",
+    "migrate",
+    "normalize_url",
+    "utcnow",
+]
+
+DEFAULT_URL = "sqlite:///croupier.db"
+
+_POSTGRES_SCHEMES = ("postgresql", "postgres")
+_SQLITE_MEMORY = ("", ":memory:")
+_MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def utcnow() -> datetime:
+    """The current time as a timezone-aware UTC datetime.
+
+    >>> utcnow().tzinfo is UTC
+    True
+    """
+    return datetime.now(UTC)
+
+
+def normalize_url(url: str | None) -> str:
+    """The SQLAlchemy URL for a database URL: PostgreSQL goes through psycopg 3.
+
+    ``None`` means :data:`DEFAULT_URL`; SQLite URLs are kept as they are.
+
+    >>> normalize_url("postgresql://localhost/test")
+    'postgresql+psycopg://localhost/test'
+    >>> normalize_url("sqlite:////var/lib/croupier.db")
+    'sqlite:////var/lib/croupier.db'
+    """
+    if url is None:
+        return DEFAULT_URL
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        raise ValueError(f"database URL {url!r} has no scheme; use sqlite:// or postgresql://")
+    base = scheme.split("+", 1)[0].lower()
+    if base in _POSTGRES_SCHEMES:
+        return f"postgresql+psycopg://{rest}"
+    if base == "sqlite":
+        return url
+    raise ValueError(
+        f"database URL scheme {scheme!r} is not supported; use sqlite:// or postgresql://"
+    )
+
+
+def connect(url: str | None) -> sqlalchemy.Engine:
+    """An engine for the database at ``url`` (see :func:`normalize_url`).
+
+    SQLite connections enforce foreign keys, wait up to five seconds for a lock,
+    use write-ahead logging for file databases, and begin every transaction with
+    ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of failing.
+    PostgreSQL connections are checked before use.
+    """
+    normalized = normalize_url(url)
+    if make_url(normalized).get_backend_name() == "sqlite":
+        return _connect_sqlite(normalized)
+    return sqlalchemy.create_engine(normalized, pool_pre_ping=True)
+
+
+def _connect_sqlite(url: str) -> sqlalchemy.Engine:
+    engine = sqlalchemy.create_engine(url)
+    database = make_url(url).database or ""
+    in_memory = database in _SQLITE_MEMORY or database.startswith("file::memory:")
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # SQLAlchemy, not the sqlite3 module, emits BEGIN (see the "begin" hook).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            if not in_memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: sqlalchemy.Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def insert_ignoring(
+    conn: sqlalchemy.Connection, table: sqlalchemy.Table, conflict: list[str]
+) -> sqlalchemy.Insert:
+    """``INSERT ... ON CONFLICT (conflict) DO NOTHING`` for the connection's database.
+
+    Under concurrency PostgreSQL waits for a conflicting uncommitted row, then skips.
+    """
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=conflict)
+    if conn.dialect.name == "sqlite":
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=conflict)
+    raise ValueError(f"database dialect {conn.dialect.name!r} is not supported")
+
+
+def alembic_config(connection: sqlalchemy.Connection | None = None) -> Config:
+    """The Alembic configuration of the packaged migrations, built in code.
+
+    With a ``connection``, Alembic commands run on it (inside its transaction).
+
+    >>> alembic_config().get_main_option("script_location").endswith("migrations")
+    True
+    """
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def head_revision() -> str:
+    """The newest migration revision shipped with this package.
+
+    >>> head_revision()
+    '0001'
+    """
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:
+        raise RuntimeError("the packaged migrations have no head revision")
+    return head
+
+
+def migrate(engine: sqlalchemy.Engine) -> None:
+    """Bring the database up to the newest schema (Alembic ``upgrade head``); idempotent."""
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "head")
+
+
+def current_revision(engine: sqlalchemy.Engine) -> str | None:
+    """The migration revision the database is at, or ``None`` if it was never migrated."""
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()

@@ -1,0 +1,79 @@
+"""Typed errors of the table server: every refusal it makes is one of these.
+
+A refused operation changes nothing in the database.
+
+>>> issubclass(AccountLocked, AuthError) and issubclass(AuthError, ServerError)
+True
+>>> issubclass(InvalidCredentials, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AccountLocked",
+    "AuthError",
+    "IdempotencyConflict",
+    "InsufficientFunds",
+    "InvalidAmount",
+    "InvalidCredentials",
+    "LedgerError",
+    "LoginFailed",
+    "NameTaken",
+    "NotFound",
+    "RoundError",
+    "ServerError",
+    "SessionExpired",
+]
+
+
+class ServerError(Exception):
+    """Base of every error the table server raises on a refused request."""
+
+
+class InsufficientFunds(ServerError):
+    """An account holds less than a movement would take from it."""
+
+
+class IdempotencyConflict(ServerError):
+    """An idempotency key already names a different request."""
+
+
+class NotFound(ServerError):
+    """A user, round or record that does not exist."""
+
+
+class InvalidAmount(ServerError, ValueError):
+    """An amount that is not positive, not a decimal, or not a whole number of units."""
+
+
+class LedgerError(ServerError):
+    """A money movement the books cannot accept (for example a void that does not refund)."""
+
+
+class RoundError(ServerError):
+    """A round record that cannot be stored as asked (duplicate, bad status, not JSON)."""
+
+
+class AuthError(ServerError):
+    """Base of the sign-up, login and session errors."""
+
+
+class LoginFailed(AuthError):
+    """Wrong name or password (the message never says which)."""
+
+
+class AccountLocked(AuthError):
+    """Too many failed logins: the account is locked for a while."""
+
+
+class SessionExpired(AuthError):
+    """A session token that is unknown, logged out or idle for too long."""
+
+
+class NameTaken(AuthError):
+    """A user name that another user already has."""
+
+
+class InvalidCredentials(AuthError, ValueError):
+    """A user name, password or role that breaks the registration rules."""

@@ -1,0 +1,680 @@
+"""The wallet: double-entry books of play-money chips.
+
+Every account is a row of ``accounts``: one per player (kind ``player``, owner the
+user id), one per round (kind ``round``, owner the round id: the money on that
+round's table), one ``house`` and one ``issuer`` (the source of play-money chips).
+Only the house and the issuer may go below zero.
+
+Every movement is a transaction whose legs sum to zero; the cached balances are
+updated in the same database transaction as the legs.  The functions take a
+:class:`sqlalchemy.Connection` that the caller holds inside a transaction (``with
+engine.begin() as conn:``) and never commit: a movement is atomic with the caller's
+own writes.  Each movement runs inside a savepoint, so a refused one (an error
+raised) leaves nothing behind even if the caller goes on and commits.
+
+Each movement carries an idempotency key: repeating a request with the same key moves
+nothing and answers the same transaction id; reusing a key for another request is an
+:class:`~croupier.server.errors.IdempotencyConflict`.
+
+Amounts are :class:`~decimal.Decimal`, stored as integers of :data:`UNIT`:
+
+>>> to_units(Decimal("12.50"))
+1250
+>>> from_units(1250)
+Decimal('12.50')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+import sqlalchemy
+from sqlalchemy import exists, func, insert, select, update
+
+from croupier.server.db import insert_ignoring, utcnow
+from croupier.server.errors import (
+    IdempotencyConflict,
+    InsufficientFunds,
+    InvalidAmount,
+    LedgerError,
+)
+from croupier.server.schema import accounts, legs, rounds, transactions
+
+__all__ = [
+    "UNIT",
+    "Movement",
+    "balance",
+    "check",
+    "close_round",
+    "from_units",
+    "grant",
+    "history",
+    "house_account",
+    "issuer_account",
+    "player_account",
+    "refund",
+    "round_account",
+    "round_stakes",
+    "stake",
+    "to_units",
+]
+
+UNIT = Decimal("0.01")
+"""The smallest amount of money: the database stores amounts as integers of it."""
+
+_MAX_UNITS = 2**63 - 1  # a BigInteger column
+_MAX_KEY = 200
+_MAX_MEMO = 200
+_CLOSING_KINDS = ("settle", "void")
+
+
+@dataclass(frozen=True)
+class Movement:
+    """One transaction as one player's statement shows it."""
+
+    transaction_id: int
+    kind: str
+    round_id: str | None
+    amount: Decimal
+    """Signed: positive when money came into the player's account."""
+    balance_after: Decimal
+    created_at: datetime
+    memo: str
+
+
+# -- amounts -----------------------------------------------------------------------
+
+
+def to_units(amount: Decimal) -> int:
+    """The whole number of :data:`UNIT` in ``amount`` (any sign).
+
+    >>> to_units(Decimal("-3"))
+    -300
+    >>> to_units(Decimal("0.005"))
+    Traceback (most recent call last):
+    ...
+    croupier.server.errors.InvalidAmount: amount 0.005 is not a whole number of units of 0.01
+    >>> to_units(0.5)
+    Traceback (most recent call last):
+    ...
+    croupier.server.errors.InvalidAmount: amount 0.5 is a float, not a Decimal
+    """
+    if isinstance(amount, bool) or not isinstance(amount, Decimal | int):
+        raise InvalidAmount(f"amount {amount!r} is a {type(amount).__name__}, not a Decimal")
+    value = Decimal(amount)
+    if not value.is_finite():
+        raise InvalidAmount(f"amount {value} is not a finite number")
+    numerator, denominator = value.as_integer_ratio()
+    unit_numerator, unit_denominator = UNIT.as_integer_ratio()
+    units, remainder = divmod(numerator * unit_denominator, denominator * unit_numerator)
+    if remainder:
+        raise InvalidAmount(f"amount {value} is not a whole number of units of {UNIT}")
+    if abs(units) > _MAX_UNITS:
+        raise InvalidAmount(f"amount {value} is too large to store")
+    return units
+
+
+def from_units(units: int) -> Decimal:
+    """The amount of ``units`` of :data:`UNIT`.
+
+    >>> from_units(-5)
+    Decimal('-0.05')
+    """
+    return Decimal(units) * UNIT
+
+
+def _positive_units(amount: Decimal, what: str) -> int:
+    units = to_units(amount)
+    if units <= 0:
+        raise InvalidAmount(f"{what} amount {amount} is not positive")
+    return units
+
+
+# -- accounts ----------------------------------------------------------------------
+
+
+def _find_account(conn: sqlalchemy.Connection, kind: str, owner: str) -> int | None:
+    found: int | None = conn.execute(
+        select(accounts.c.id).where(accounts.c.kind == kind, accounts.c.owner == owner)
+    ).scalar_one_or_none()
+    return found
+
+
+def _account(conn: sqlalchemy.Connection, kind: str, owner: str) -> int:
+    found = _find_account(conn, kind, owner)
+    if found is not None:
+        return found
+    conn.execute(
+        insert_ignoring(conn, accounts, ["kind", "owner"]).values(kind=kind, owner=owner, balance=0)
+    )
+    created = _find_account(conn, kind, owner)
+    if created is None:
+        raise LedgerError(f"account {kind} {owner!r} could not be created")
+    return created
+
+
+def player_account(conn: sqlalchemy.Connection, user_id: int) -> int:
+    """The id of a user's player account, created (empty) if he has none yet."""
+    return _account(conn, "player", str(user_id))
+
+
+def round_account(conn: sqlalchemy.Connection, round_id: str) -> int:
+    """The id of a round's account (the money on its table), created if missing."""
+    if not round_id or len(round_id) > 64:
+        raise LedgerError(f"round id {round_id!r} must have 1 to 64 characters")
+    return _account(conn, "round", round_id)
+
+
+def house_account(conn: sqlalchemy.Connection) -> int:
+    """The id of the house's account."""
+    return _account(conn, "house", "")
+
+
+def issuer_account(conn: sqlalchemy.Connection) -> int:
+    """The id of the issuer's account, the source of play-money chips."""
+    return _account(conn, "issuer", "")
+
+
+def balance(conn: sqlalchemy.Connection, user_id: int) -> Decimal:
+    """A user's balance (zero if he has no account yet)."""
+    units = conn.execute(
+        select(accounts.c.balance).where(
+            accounts.c.kind == "player", accounts.c.owner == str(user_id)
+        )
+    ).scalar_one_or_none()
+    return from_units(units or 0)
+
+
+# -- transactions ------------------------------------------------------------------
+
+
+def _request_hash(request: Mapping[str, object]) -> str:
+    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _check_key(idempotency_key: str, memo: str) -> None:
+    if not idempotency_key or len(idempotency_key) > _MAX_KEY:
+        raise LedgerError(
+            f"idempotency key {idempotency_key!r} must have 1 to {_MAX_KEY} characters"
+        )
+    if len(memo) > _MAX_MEMO:
+        raise LedgerError(f"memo {memo[:40]!r}... is longer than {_MAX_MEMO} characters")
+
+
+def _existing(conn: sqlalchemy.Connection, key: str, request_hash: str) -> int | None:
+    """The transaction already made with ``key``, if it was this same request."""
+    row = conn.execute(
+        select(transactions.c.id, transactions.c.request_hash).where(
+            transactions.c.idempotency_key == key
+        )
+    ).one_or_none()
+    if row is None:
+        return None
+    if row.request_hash != request_hash:
+        raise IdempotencyConflict(
+            f"idempotency key {key!r} was already used by transaction {row.id} "
+            "for a different request"
+        )
+    found: int = row.id
+    return found
+
+
+def _lock(conn: sqlalchemy.Connection, account_ids: Iterable[int]) -> dict[int, int]:
+    """Lock the accounts (in id order, so that no two writers deadlock); their balances.
+
+    PostgreSQL takes row locks; SQLite ignores ``FOR UPDATE``, its ``BEGIN IMMEDIATE``
+    already serializes writers.
+    """
+    rows = conn.execute(
+        select(accounts.c.id, accounts.c.balance)
+        .where(accounts.c.id.in_(sorted(set(account_ids))))
+        .order_by(accounts.c.id)
+        .with_for_update()
+    )
+    return {row.id: row.balance for row in rows}
+
+
+def _closing_transaction(conn: sqlalchemy.Connection, round_id: str) -> int | None:
+    found: int | None = conn.execute(
+        select(transactions.c.id)
+        .where(transactions.c.round_id == round_id, transactions.c.kind.in_(_CLOSING_KINDS))
+        .order_by(transactions.c.id)
+        .limit(1)
+    ).scalar_one_or_none()
+    return found
+
+
+def _refuse_closed(conn: sqlalchemy.Connection, round_id: str) -> None:
+    closing = _closing_transaction(conn, round_id)
+    if closing is not None:
+        raise LedgerError(f"round {round_id!r} was already closed by transaction {closing}")
+
+
+def _record(
+    conn: sqlalchemy.Connection,
+    *,
+    key: str,
+    kind: str,
+    request_hash: str,
+    round_id: str | None,
+    memo: str,
+    deltas: Mapping[int, int],
+) -> int:
+    """Write the transaction, its legs and the new cached balances; the transaction id."""
+    if sum(deltas.values()) != 0:
+        raise LedgerError(f"{kind} transaction legs {dict(deltas)} do not sum to zero")
+    inserted = conn.execute(
+        insert_ignoring(conn, transactions, ["idempotency_key"])
+        .values(
+            idempotency_key=key,
+            kind=kind,
+            round_id=round_id,
+            request_hash=request_hash,
+            memo=memo,
+            created_at=utcnow(),
+        )
+        .returning(transactions.c.id)
+    ).scalar_one_or_none()
+    if inserted is None:
+        # A concurrent request with the same key committed first: move nothing.
+        existing = _existing(conn, key, request_hash)
+        if existing is None:
+            raise LedgerError(f"idempotency key {key!r} conflicted but names no transaction")
+        return existing
+    transaction_id: int = inserted
+    moves = [(account, amount) for account, amount in sorted(deltas.items()) if amount]
+    if moves:
+        conn.execute(
+            insert(legs),
+            [
+                {"transaction_id": transaction_id, "account_id": account, "amount": amount}
+                for account, amount in moves
+            ],
+        )
+    for account, amount in moves:
+        conn.execute(
+            update(accounts)
+            .where(accounts.c.id == account)
+            .values(balance=accounts.c.balance + amount)
+        )
+    return transaction_id
+
+
+def grant(
+    conn: sqlalchemy.Connection,
+    user_id: int,
+    amount: Decimal,
+    *,
+    idempotency_key: str,
+    memo: str = "play-money chips",
+) -> int:
+    """Give a user play-money chips from the issuer; the transaction id."""
+    units = _positive_units(amount, "grant")
+    _check_key(idempotency_key, memo)
+    request_hash = _request_hash({"kind": "grant", "user": user_id, "amount": units})
+    with conn.begin_nested():
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        player = player_account(conn, user_id)
+        issuer = issuer_account(conn)
+        _lock(conn, [player, issuer])
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        return _record(
+            conn,
+            key=idempotency_key,
+            kind="grant",
+            request_hash=request_hash,
+            round_id=None,
+            memo=memo,
+            deltas={issuer: -units, player: units},
+        )
+
+
+def stake(
+    conn: sqlalchemy.Connection,
+    user_id: int,
+    round_id: str,
+    amount: Decimal,
+    *,
+    idempotency_key: str,
+    memo: str,
+) -> int:
+    """Move a bet from a user's account onto a round's table; the transaction id.
+
+    Raises :class:`~croupier.server.errors.InsufficientFunds` if the user's balance
+    is short, and :class:`~croupier.server.errors.LedgerError` if the round is closed.
+    """
+    units = _positive_units(amount, "stake")
+    _check_key(idempotency_key, memo)
+    request_hash = _request_hash(
+        {"kind": "stake", "user": user_id, "round": round_id, "amount": units}
+    )
+    with conn.begin_nested():
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        player = player_account(conn, user_id)
+        table = round_account(conn, round_id)
+        balances = _lock(conn, [player, table])
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        _refuse_closed(conn, round_id)
+        if balances[player] < units:
+            raise InsufficientFunds(
+                f"user {user_id} has a balance of {from_units(balances[player])}, "
+                f"less than the stake of {from_units(units)} on round {round_id!r}"
+            )
+        return _record(
+            conn,
+            key=idempotency_key,
+            kind="stake",
+            request_hash=request_hash,
+            round_id=round_id,
+            memo=memo,
+            deltas={player: -units, table: units},
+        )
+
+
+def refund(
+    conn: sqlalchemy.Connection,
+    user_id: int,
+    round_id: str,
+    amount: Decimal,
+    *,
+    idempotency_key: str,
+    memo: str,
+) -> int:
+    """Give back (part of) a user's bet on a round before the deal; the transaction id.
+
+    Never more than the user has on that round, nor than the round account holds
+    (:class:`~croupier.server.errors.InsufficientFunds`).
+    """
+    units = _positive_units(amount, "refund")
+    _check_key(idempotency_key, memo)
+    request_hash = _request_hash(
+        {"kind": "refund", "user": user_id, "round": round_id, "amount": units}
+    )
+    with conn.begin_nested():
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        player = player_account(conn, user_id)
+        table = round_account(conn, round_id)
+        balances = _lock(conn, [player, table])
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        _refuse_closed(conn, round_id)
+        staked = _stake_units(conn, round_id).get(user_id, 0)
+        if staked < units:
+            raise InsufficientFunds(
+                f"refund of {from_units(units)} to user {user_id} exceeds his stake of "
+                f"{from_units(staked)} on round {round_id!r}"
+            )
+        if balances[table] < units:
+            raise InsufficientFunds(
+                f"refund of {from_units(units)} exceeds the balance of "
+                f"{from_units(balances[table])} of round {round_id!r}"
+            )
+        return _record(
+            conn,
+            key=idempotency_key,
+            kind="refund",
+            request_hash=request_hash,
+            round_id=round_id,
+            memo=memo,
+            deltas={table: -units, player: units},
+        )
+
+
+def _format_units(by_user: Mapping[int, int]) -> str:
+    parts = (f"user {user}: {from_units(units)}" for user, units in sorted(by_user.items()))
+    return "{" + ", ".join(parts) + "}"
+
+
+def close_round(
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    returns: Mapping[int, Decimal],
+    *,
+    idempotency_key: str,
+    void: bool,
+) -> int:
+    """Pay out a round in one transaction and empty its account; the transaction id.
+
+    ``returns`` gives each user's total return (stake plus winnings; zero or omitted
+    for a lost bet).  The house takes what is left on the table, or pays what is
+    missing.  A void round (``void=True``) must return exactly each user's net stake
+    and has no house leg.  A round closes once: closing it again with another key is
+    a :class:`~croupier.server.errors.LedgerError`.
+    """
+    kind = "void" if void else "settle"
+    paid: dict[int, int] = {}
+    for user_id, amount in returns.items():
+        units = to_units(amount)
+        if units < 0:
+            raise InvalidAmount(f"return {amount} to user {user_id} is negative")
+        if units:
+            paid[int(user_id)] = units
+    _check_key(idempotency_key, "")
+    request_hash = _request_hash(
+        {
+            "kind": kind,
+            "round": round_id,
+            "returns": {str(user): units for user, units in sorted(paid.items())},
+        }
+    )
+    with conn.begin_nested():
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        table = round_account(conn, round_id)
+        players = {user: player_account(conn, user) for user in sorted(paid)}
+        house = house_account(conn)
+        balances = _lock(conn, [table, house, *players.values()])
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        _refuse_closed(conn, round_id)
+        staked = _stake_units(conn, round_id)
+        for user in paid:
+            if staked.get(user, 0) <= 0:
+                raise LedgerError(f"user {user} has no stake on round {round_id!r} to return")
+        held = balances[table]
+        total = sum(paid.values())
+        if void and paid != staked:
+            raise LedgerError(
+                f"void of round {round_id!r} must return exactly the stakes "
+                f"{_format_units(staked)}, not {_format_units(paid)}"
+            )
+        if void and total != held:
+            raise LedgerError(
+                f"round {round_id!r} holds {from_units(held)} but its stakes total "
+                f"{from_units(total)}"
+            )
+        deltas: dict[int, int] = {table: -held}
+        deltas.update({players[user]: units for user, units in paid.items()})
+        if not void:
+            deltas[house] = held - total
+        return _record(
+            conn,
+            key=idempotency_key,
+            kind=kind,
+            request_hash=request_hash,
+            round_id=round_id,
+            memo=f"{kind} round {round_id}",
+            deltas=deltas,
+        )
+
+
+def _player_leg_sums(
+    conn: sqlalchemy.Connection, round_id: str | None = None, kinds: Iterable[str] = ()
+) -> dict[tuple[str, int], int]:
+    """Sum of player-account legs per (round, user) over the round's transactions."""
+    total = func.sum(legs.c.amount)
+    query = (
+        select(transactions.c.round_id, accounts.c.owner, total.label("total"))
+        .select_from(
+            legs.join(accounts, legs.c.account_id == accounts.c.id).join(
+                transactions, legs.c.transaction_id == transactions.c.id
+            )
+        )
+        .where(accounts.c.kind == "player", transactions.c.round_id.is_not(None))
+        .group_by(transactions.c.round_id, accounts.c.owner)
+    )
+    if round_id is not None:
+        query = query.where(transactions.c.round_id == round_id)
+    kinds = tuple(kinds)
+    if kinds:
+        query = query.where(transactions.c.kind.in_(kinds))
+    return {(row.round_id, int(row.owner)): int(row.total) for row in conn.execute(query)}
+
+
+def _stake_units(conn: sqlalchemy.Connection, round_id: str) -> dict[int, int]:
+    sums = _player_leg_sums(conn, round_id)
+    return {user: -total for (_, user), total in sums.items() if total}
+
+
+def round_stakes(conn: sqlalchemy.Connection, round_id: str) -> dict[int, Decimal]:
+    """Per user, the money he has put on a round's table net of refunds and returns.
+
+    Users whose net is zero are left out.
+    """
+    return {user: from_units(units) for user, units in _stake_units(conn, round_id).items()}
+
+
+def history(conn: sqlalchemy.Connection, user_id: int, limit: int = 50) -> list[Movement]:
+    """A user's latest movements, newest first, each with the balance it left."""
+    account = _find_account(conn, "player", str(user_id))
+    if account is None or limit < 1:
+        return []
+    running = (
+        select(
+            legs.c.transaction_id,
+            legs.c.amount,
+            func.sum(legs.c.amount)
+            .over(order_by=(legs.c.transaction_id, legs.c.id))
+            .label("after"),
+        )
+        .where(legs.c.account_id == account)
+        .subquery()
+    )
+    rows = conn.execute(
+        select(
+            transactions.c.id,
+            transactions.c.kind,
+            transactions.c.round_id,
+            transactions.c.memo,
+            transactions.c.created_at,
+            running.c.amount,
+            running.c.after,
+        )
+        .join(running, running.c.transaction_id == transactions.c.id)
+        .order_by(transactions.c.id.desc())
+        .limit(limit)
+    )
+    return [
+        Movement(
+            transaction_id=row.id,
+            kind=row.kind,
+            round_id=row.round_id,
+            amount=from_units(row.amount),
+            balance_after=from_units(int(row.after)),
+            created_at=row.created_at,
+            memo=row.memo,
+        )
+        for row in rows
+    ]
+
+
+# -- reconciliation ----------------------------------------------------------------
+
+
+def _describe(kind: str, owner: str, account_id: int) -> str:
+    if kind == "player":
+        return f"account {account_id} of user {owner}"
+    if kind == "round":
+        return f"account {account_id} of round {owner!r}"
+    return f"{kind} account {account_id}"
+
+
+def check(conn: sqlalchemy.Connection) -> list[str]:
+    """Reconcile the books; one sentence per problem, an empty list if they balance."""
+    problems: list[str] = []
+    leg_total = func.sum(legs.c.amount)
+    for row in conn.execute(
+        select(legs.c.transaction_id, transactions.c.kind, leg_total.label("total"))
+        .join(transactions, legs.c.transaction_id == transactions.c.id)
+        .group_by(legs.c.transaction_id, transactions.c.kind)
+        .having(leg_total != 0)
+        .order_by(legs.c.transaction_id)
+    ):
+        problems.append(
+            f"transaction {row.transaction_id} ({row.kind}) has legs summing to "
+            f"{from_units(int(row.total))}, not zero"
+        )
+
+    sums = (
+        select(legs.c.account_id, leg_total.label("total")).group_by(legs.c.account_id)
+    ).subquery()
+    summed = func.coalesce(sums.c.total, 0)
+    all_accounts = conn.execute(
+        select(accounts.c.id, accounts.c.kind, accounts.c.owner, accounts.c.balance, summed)
+        .outerjoin(sums, sums.c.account_id == accounts.c.id)
+        .order_by(accounts.c.id)
+    ).all()
+    for account_id, kind, owner, cached, legs_sum in all_accounts:
+        name = _describe(kind, owner, account_id)
+        if cached != legs_sum:
+            problems.append(
+                f"{name} has a cached balance of {from_units(cached)} but its legs sum to "
+                f"{from_units(int(legs_sum))}"
+            )
+        if kind in ("player", "round") and cached < 0:
+            problems.append(f"{name} has a balance of {from_units(cached)}, below zero")
+    grand_total = sum(row[3] for row in all_accounts)
+    if grand_total:
+        problems.append(f"the balances of all accounts sum to {from_units(grand_total)}, not zero")
+
+    round_balances = {
+        owner: cached for _, kind, owner, cached, _ in all_accounts if kind == "round"
+    }
+    on_table: dict[str, int] = {}
+    for (round_id, _), total in _player_leg_sums(conn, kinds=("stake", "refund")).items():
+        on_table[round_id] = on_table.get(round_id, 0) - total
+    for round_id, status in conn.execute(
+        select(rounds.c.id, rounds.c.status).order_by(rounds.c.id)
+    ).all():
+        held = round_balances.get(round_id, 0)
+        if status in ("settled", "void"):
+            if held:
+                problems.append(
+                    f"round {round_id!r} is {status} but its account still holds {from_units(held)}"
+                )
+        elif held != on_table.get(round_id, 0):
+            problems.append(
+                f"round {round_id!r} is open and its account holds {from_units(held)}, "
+                f"but its net stakes are {from_units(on_table.get(round_id, 0))}"
+            )
+
+    for account_id, owner in conn.execute(
+        select(accounts.c.id, accounts.c.owner)
+        .where(
+            accounts.c.kind == "round",
+            exists().where(legs.c.account_id == accounts.c.id),
+            ~exists().where(rounds.c.id == accounts.c.owner),
+        )
+        .order_by(accounts.c.id)
+    ).all():
+        problems.append(f"account {account_id} of round {owner!r} has legs but no round record")
+    return problems

@@ -1,0 +1,272 @@
+"""Round records, for game recall and for crash recovery.
+
+A round's record is the caller's JSON-able dict (cards, hands, decisions...), stored as
+JSON text.  A round is ``open`` until it is ``settled`` or ``void``; a closed round
+stays closed.  ``round_players`` remembers each player's balance before and after.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy
+from sqlalchemy import select, update
+
+from croupier.server.db import utcnow
+from croupier.server.errors import InvalidAmount, NotFound, RoundError
+from croupier.server.ledger import from_units, to_units
+from croupier.server.schema import ROUND_STATUSES, round_players, rounds, users
+
+__all__ = [
+    "RoundRow",
+    "create_round",
+    "finish_round_player",
+    "join_round",
+    "last_round",
+    "load_round",
+    "open_rounds",
+    "player_rounds",
+    "round_balances",
+    "save_round",
+]
+
+_CLOSED = ("settled", "void")
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """A stored round, its record parsed back into a dict."""
+
+    id: str
+    table_id: str
+    number: int
+    rules_name: str
+    rules_version: str
+    status: str
+    record: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+def _encode(round_id: str, record: dict[str, Any]) -> str:
+    """The record as canonical JSON text.
+
+    >>> _encode("r1", {"b": [1, "2.50"], "a": None})
+    '{"a":null,"b":[1,"2.50"]}'
+    >>> _encode("r1", {"bet": Decimal("1")})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    croupier.server.errors.RoundError: record of round 'r1' is not JSON: ...Decimal...
+    """
+    if not isinstance(record, dict):
+        raise RoundError(f"record of round {round_id!r} is a {type(record).__name__}, not a dict")
+    try:
+        return json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise RoundError(f"record of round {round_id!r} is not JSON: {error}") from error
+
+
+def _check_length(what: str, value: str, longest: int) -> None:
+    if not isinstance(value, str) or not 1 <= len(value) <= longest:
+        raise RoundError(f"{what} {value!r} must have 1 to {longest} characters")
+
+
+def _row(row: sqlalchemy.Row[Any]) -> RoundRow:
+    return RoundRow(
+        id=row.id,
+        table_id=row.table_id,
+        number=row.number,
+        rules_name=row.rules_name,
+        rules_version=row.rules_version,
+        status=row.status,
+        record=json.loads(row.record),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _status(conn: sqlalchemy.Connection, round_id: str) -> str:
+    status: str | None = conn.execute(
+        select(rounds.c.status).where(rounds.c.id == round_id)
+    ).scalar_one_or_none()
+    if status is None:
+        raise NotFound(f"round {round_id!r} does not exist")
+    return status
+
+
+def create_round(
+    conn: sqlalchemy.Connection,
+    *,
+    round_id: str,
+    table_id: str,
+    number: int,
+    rules_name: str,
+    rules_version: str,
+    record: dict[str, Any],
+    now: datetime | None = None,
+) -> None:
+    """Store a new, open round.  :class:`RoundError` if the id is taken."""
+    _check_length("round id", round_id, 64)
+    _check_length("table id", table_id, 64)
+    _check_length("rules name", rules_name, 100)
+    _check_length("rules version", rules_version, 40)
+    text = _encode(round_id, record)
+    exists = conn.execute(select(rounds.c.id).where(rounds.c.id == round_id)).first()
+    if exists is not None:
+        raise RoundError(f"round {round_id!r} already exists")
+    stamp = now if now is not None else utcnow()
+    conn.execute(
+        rounds.insert().values(
+            id=round_id,
+            table_id=table_id,
+            number=number,
+            rules_name=rules_name,
+            rules_version=rules_version,
+            status="open",
+            record=text,
+            created_at=stamp,
+            updated_at=stamp,
+        )
+    )
+
+
+def save_round(
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    *,
+    record: dict[str, Any],
+    status: str,
+    now: datetime | None = None,
+) -> None:
+    """Replace a round's record and status.
+
+    :class:`NotFound` if there is no such round; :class:`RoundError` for an unknown
+    status, or for a settled or void round asked to become something else.
+    """
+    if status not in ROUND_STATUSES:
+        raise RoundError(f"round status {status!r} must be one of {', '.join(ROUND_STATUSES)}")
+    text = _encode(round_id, record)
+    current = _status(conn, round_id)
+    if current in _CLOSED and status != current:
+        raise RoundError(f"round {round_id!r} is {current} and cannot become {status}")
+    conn.execute(
+        update(rounds)
+        .where(rounds.c.id == round_id)
+        .values(record=text, status=status, updated_at=now if now is not None else utcnow())
+    )
+
+
+def load_round(conn: sqlalchemy.Connection, round_id: str) -> RoundRow:
+    """A stored round.  :class:`NotFound` if there is none."""
+    row = conn.execute(select(rounds).where(rounds.c.id == round_id)).one_or_none()
+    if row is None:
+        raise NotFound(f"round {round_id!r} does not exist")
+    return _row(row)
+
+
+def open_rounds(conn: sqlalchemy.Connection, table_id: str | None = None) -> list[RoundRow]:
+    """The rounds still open (of one table, or of all), by table and round number."""
+    query = select(rounds).where(rounds.c.status == "open")
+    if table_id is not None:
+        query = query.where(rounds.c.table_id == table_id)
+    query = query.order_by(rounds.c.table_id, rounds.c.number, rounds.c.id)
+    return [_row(row) for row in conn.execute(query)]
+
+
+def last_round(conn: sqlalchemy.Connection, table_id: str) -> RoundRow | None:
+    """The table's round with the highest number, whatever its status; ``None`` if none."""
+    row = conn.execute(
+        select(rounds)
+        .where(rounds.c.table_id == table_id)
+        .order_by(rounds.c.number.desc(), rounds.c.created_at.desc(), rounds.c.id.desc())
+        .limit(1)
+    ).one_or_none()
+    return None if row is None else _row(row)
+
+
+def _balance_units(amount: Decimal, what: str) -> int:
+    units = to_units(amount)
+    if units < 0:
+        raise InvalidAmount(f"{what} {amount} is negative")
+    return units
+
+
+def join_round(
+    conn: sqlalchemy.Connection, round_id: str, user_id: int, balance_before: Decimal
+) -> None:
+    """Record that a user plays a round, with his balance before it (idempotent).
+
+    A second call for the same round and user changes nothing.
+    """
+    units = _balance_units(balance_before, "balance before")
+    _status(conn, round_id)
+    known = conn.execute(select(users.c.id).where(users.c.id == user_id)).first()
+    if known is None:
+        raise NotFound(f"user {user_id} does not exist")
+    joined = conn.execute(
+        select(round_players.c.user_id).where(
+            round_players.c.round_id == round_id, round_players.c.user_id == user_id
+        )
+    ).first()
+    if joined is None:
+        conn.execute(
+            round_players.insert().values(
+                round_id=round_id, user_id=user_id, balance_before=units, balance_after=None
+            )
+        )
+
+
+def finish_round_player(
+    conn: sqlalchemy.Connection, round_id: str, user_id: int, balance_after: Decimal
+) -> None:
+    """Record a player's balance after a round.  :class:`NotFound` if he did not join it."""
+    units = _balance_units(balance_after, "balance after")
+    result = conn.execute(
+        update(round_players)
+        .where(round_players.c.round_id == round_id, round_players.c.user_id == user_id)
+        .values(balance_after=units)
+    )
+    if result.rowcount == 0:
+        raise NotFound(f"user {user_id} did not join round {round_id!r}")
+
+
+def player_rounds(
+    conn: sqlalchemy.Connection, user_id: int, limit: int = 10
+) -> list[tuple[RoundRow, Decimal, Decimal | None]]:
+    """A user's latest rounds, newest first: (round, balance before, balance after)."""
+    if limit < 1:
+        return []
+    query = (
+        select(rounds, round_players.c.balance_before, round_players.c.balance_after)
+        .join(round_players, round_players.c.round_id == rounds.c.id)
+        .where(round_players.c.user_id == user_id)
+        .order_by(rounds.c.created_at.desc(), rounds.c.number.desc(), rounds.c.id.desc())
+        .limit(limit)
+    )
+    return [
+        (
+            _row(row),
+            from_units(row.balance_before),
+            None if row.balance_after is None else from_units(row.balance_after),
+        )
+        for row in conn.execute(query)
+    ]
+
+
+def round_balances(
+    conn: sqlalchemy.Connection, round_id: str, user_id: int
+) -> tuple[Decimal, Decimal | None] | None:
+    """A player's balance before and after a round; ``None`` if he did not join it."""
+    row = conn.execute(
+        select(round_players.c.balance_before, round_players.c.balance_after).where(
+            round_players.c.round_id == round_id, round_players.c.user_id == user_id
+        )
+    ).one_or_none()
+    if row is None:
+        return None
+    after = None if row.balance_after is None else from_units(row.balance_after)
+    return from_units(row.balance_before), after

@@ -1,0 +1,675 @@
+"""A table at the server: the engine's round, its record, its money, its clocks.
+
+A :class:`TableRuntime` runs one preset's rounds, one at a time.  Every input to a
+round (a bet, a decision, an answer to an offer, a card a dealer enters, a timer's
+expiry) is applied to the engine and appended to the round's *record*; the record,
+the money it moves and the round's status are written in one database transaction,
+so the database always holds a round exactly as far as its money went.  The engine
+is deterministic, so a round is rebuilt after a restart by replaying its record
+against the same cards: the shoe's order (for a table dealt by the server) or the
+cards the dealer entered.  A refused input is not recorded: the round is rebuilt
+from its record and nothing changes.
+
+The record holds what players must not see (the shoe's order); :meth:`TableRuntime.view`
+and :func:`public_events` give what a given viewer may see.
+
+The runtime reads no clock of its own: every call that depends on time takes ``now``
+(seconds, as :func:`time.time` gives), so tests drive the clocks.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import sqlalchemy as sa
+
+from croupier.cards import Card, full_deck, hand_total, parse_card, parse_cards
+from croupier.errors import CroupierError
+from croupier.events import CardDealt, Event
+from croupier.inputs import apply_input
+from croupier.presets import find_preset
+from croupier.round import Phase, Round
+from croupier.rules import Rules
+from croupier.server import ledger, rounds_store
+from croupier.server.errors import ServerError
+from croupier.shoe import CompositionCheck, DealerEntry, ShoeExhausted
+
+__all__ = [
+    "OPS",
+    "ActionRefused",
+    "ServerShoe",
+    "TableConfig",
+    "TableRuntime",
+    "public_events",
+    "replay",
+]
+
+#: What a player may ask of a round, what a dealer may, and what only the table's clocks do.
+PLAYER_OPS = frozenset(
+    {"bet", "withdraw", "hit", "stand", "double", "split", "surrender", "insurance",
+     "even_money", "follow", "decline"}
+)  # fmt: skip
+DEALER_OPS = frozenset({"card", "void", "interrupt", "cut_card"})
+SYSTEM_OPS = frozenset({"close_bets", "time_out", "walk_away"})
+OPS = PLAYER_OPS | DEALER_OPS | SYSTEM_OPS
+
+_OVER = (Phase.SETTLED, Phase.VOID)
+
+
+class ActionRefused(ServerError):
+    """An input the table does not accept; the message says why, and nothing changed."""
+
+    def __init__(self, message: str, *, code: str = "refused") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """A table's settings: its preset, how its cards are dealt, and its clocks (seconds).
+
+    ``dealt`` is ``"rng"`` (the server's cryptographic shoe) or ``"dealer"`` (a
+    physical shoe whose cards a dealer enters).
+    """
+
+    id: str
+    preset: str
+    name: str = ""
+    dealt: str = "rng"
+    betting_seconds: float = 15.0
+    decision_seconds: float = 20.0
+    offer_seconds: float = 10.0
+    grace_seconds: float = 60.0
+    pause_seconds: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.dealt not in ("rng", "dealer"):
+            raise ValueError(
+                f"table {self.id}: dealt must be 'rng' or 'dealer', not {self.dealt!r}"
+            )
+        for name in ("betting_seconds", "decision_seconds", "offer_seconds", "grace_seconds"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"table {self.id}: {name} must be more than zero")
+
+
+class ServerShoe:
+    """The server's shoe: N decks shuffled by the system's cryptographic generator.
+
+    Its whole state (order, position, cut card) is a plain value, :meth:`snapshot`,
+    kept in a round's record so that the round can be dealt again after a restart.
+
+    >>> shoe = ServerShoe(1, cut=26)
+    >>> card = shoe.draw(); shoe.remaining
+    51
+    >>> again = ServerShoe.restore(shoe.snapshot()); again.remaining == shoe.remaining
+    True
+    """
+
+    def __init__(self, decks: int, *, cut: int, every_round: bool = False) -> None:
+        self.decks = decks
+        self.cut = cut
+        self.every_round = every_round
+        self.order: list[Card] = full_deck() * decks
+        self.position = 0
+        self.shuffle()
+
+    @classmethod
+    def for_rules(cls, rules: Rules) -> ServerShoe:
+        """The shoe a table with these rules deals from."""
+        size = 52 * rules.decks
+        cut = max(1, int(size * Fraction(rules.penetration)))
+        return cls(rules.decks, cut=cut, every_round=rules.shuffle_every_round)
+
+    def draw(self) -> Card:
+        """The next card (:class:`~croupier.shoe.ShoeExhausted` when none is left)."""
+        if self.position >= len(self.order):
+            raise ShoeExhausted()
+        card = self.order[self.position]
+        self.position += 1
+        return card
+
+    @property
+    def needs_shuffle(self) -> bool:
+        """The cut card has come out (or the table shuffles every round)."""
+        return self.position >= self.cut or (self.every_round and self.position > 0)
+
+    def shuffle(self) -> None:
+        """Gather and shuffle every card with :class:`secrets.SystemRandom`."""
+        self.order = full_deck() * self.decks
+        secrets.SystemRandom().shuffle(self.order)
+        self.position = 0
+
+    @property
+    def remaining(self) -> int:
+        """Cards not yet dealt."""
+        return len(self.order) - self.position
+
+    def snapshot(self) -> dict[str, Any]:
+        """The shoe as JSON values (secret: the order of every card)."""
+        return {
+            "decks": self.decks,
+            "cut": self.cut,
+            "every_round": self.every_round,
+            "order": [str(card) for card in self.order],
+            "position": self.position,
+        }
+
+    @classmethod
+    def stacked(cls, cards: str, *, decks: int = 8) -> ServerShoe:
+        """A shoe whose top cards are ``cards`` (then the rest of the decks, shuffled).
+
+        >>> str(ServerShoe.stacked("AS KH").draw())
+        'AS'
+        """
+        shoe = cls(decks, cut=52 * decks * 3 // 4)
+        top = parse_cards(cards)
+        rest = list(shoe.order)
+        for card in top:
+            rest.remove(card)
+        shoe.order = top + rest
+        return shoe
+
+    @classmethod
+    def restore(cls, snapshot: Mapping[str, Any]) -> ServerShoe:
+        """The shoe a :meth:`snapshot` describes."""
+        shoe = cls.__new__(cls)
+        shoe.decks = int(snapshot["decks"])
+        shoe.cut = int(snapshot["cut"])
+        shoe.every_round = bool(snapshot["every_round"])
+        shoe.order = [parse_card(text) for text in snapshot["order"]]
+        shoe.position = int(snapshot["position"])
+        return shoe
+
+
+def public_events(events: list[Event], *, dealer: bool = False) -> list[dict[str, Any]]:
+    """Events as a viewer may see them: a card dealt face down shows no card.
+
+    >>> from croupier.events import CardDealt
+    >>> public_events([CardDealt(card="AS", box=None, hand=None, face_up=False)])[0]["card"] is None
+    True
+    """
+    shown = []
+    for event in events:
+        body = event.to_json()
+        if isinstance(event, CardDealt) and not event.face_up and not dealer:
+            body["card"] = None
+        shown.append(body)
+    return shown
+
+
+def replay(
+    record: Mapping[str, Any], rules: Rules
+) -> tuple[Round, ServerShoe | DealerEntry, CompositionCheck]:
+    """A round rebuilt from its record: its shoe as the round found it, every input
+    applied in order.  Returns the round, its card source and its composition check."""
+    source: ServerShoe | DealerEntry
+    check = CompositionCheck(rules.decks)
+    if record.get("shoe") is not None:
+        source = ServerShoe.restore(record["shoe"])
+        for card in source.order[: source.position]:
+            check.take(card)
+    else:
+        source = DealerEntry()
+    game = Round(rules, source, check=check)
+    for entry in record["inputs"]:
+        apply_input(game, entry["op"], entry["player"], entry["args"])
+    return game, source, check
+
+
+def _iso(now: float) -> str:
+    return datetime.fromtimestamp(now, UTC).isoformat()
+
+
+@dataclass
+class _Deadline:
+    kind: str  # "betting", "decision", "offer", "next_round"
+    at: float
+    who: str | None = None
+
+
+@dataclass
+class _Seat:
+    user: str
+    away_since: float | None = None
+
+
+@dataclass
+class _Input:
+    op: str
+    player: str | None
+    args: dict[str, Any]
+    at: str
+    key: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, "player": self.player, "args": self.args, "at": self.at,
+                "key": self.key}  # fmt: skip
+
+
+@dataclass
+class Outcome:
+    """What an input did: the new events and whether the round ended."""
+
+    events: list[Event]
+    over: bool
+    seq: int
+    retried: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class TableRuntime:
+    """One table: its rounds, their records and money, its seats and clocks.
+
+    Args:
+        config: the table's settings.
+        engine: the database.
+        users: a user's id from his name (names are what the engine calls players).
+        now: the time, in seconds.
+        shoe: the shoe a server-dealt table starts with (a fresh cryptographic shuffle
+            when omitted; tests and audits give one in a known order).
+    """
+
+    def __init__(
+        self,
+        config: TableConfig,
+        engine: sa.Engine,
+        users: Callable[[str], int],
+        *,
+        now: float,
+        shoe: ServerShoe | None = None,
+    ) -> None:
+        preset = find_preset(config.preset)
+        self.config = config
+        self.preset = preset
+        self.rules: Rules = preset.rules
+        self.engine = engine
+        self.users = users
+        self.seats: dict[int, _Seat] = {}
+        self.deadline: _Deadline | None = None
+        self.number = 0
+        self.shoe: ServerShoe | None = None
+        if config.dealt == "rng":
+            self.shoe = shoe if shoe is not None else ServerShoe.for_rules(self.rules)
+        self.entry: DealerEntry | None = DealerEntry() if config.dealt == "dealer" else None
+        self.check = CompositionCheck(self.rules.decks)
+        self.round: Round
+        self.record: dict[str, Any]
+        self._recover(now)
+
+    # -- rounds ---------------------------------------------------------------------------------
+
+    def _recover(self, now: float) -> None:
+        """Pick up this table's open round from the database, or open a new one.
+
+        A round found open was cut off by a failure: a technical interruption is
+        recorded and the engine voids it unless an outcome is established (RWS v5 5.4).
+        """
+        with self.engine.begin() as conn:
+            rows = rounds_store.open_rounds(conn, self.config.id)
+            last = rounds_store.last_round(conn, self.config.id)
+        if last is not None:
+            self.number = last.number
+            shoe = last.record.get("shoe_after")
+            if shoe is not None and self.shoe is not None:
+                self.shoe = ServerShoe.restore(shoe)
+        if not rows:
+            self._open_round(now)
+            return
+        row = rows[0]
+        self.number = row.number
+        self.record = row.record
+        self.round = self._rebuild(self.record)
+        if self.round.phase is Phase.BETTING:
+            self._set_deadline(now)
+            return
+        self.apply("interrupt", None, {}, now=now, system=True)
+
+    def _open_round(self, now: float) -> None:
+        if self.shoe is not None and self.shoe.needs_shuffle:
+            self.shoe.shuffle()
+            self.check.reset()
+        if self.entry is not None and self.entry.needs_shuffle:
+            self.entry.shuffle()
+            self.check.reset()
+        self.number += 1
+        self.record = {
+            "round_id": uuid.uuid4().hex,
+            "table": self.config.id,
+            "number": self.number,
+            "rules": self.preset.name,
+            "rules_version": self.preset.version,
+            "dealt": self.config.dealt,
+            "shoe": self.shoe.snapshot() if self.shoe is not None else None,
+            "opened_at": _iso(now),
+            "inputs": [],
+            "stored": False,
+        }
+        self.round = self._rebuild(self.record)
+        self.deadline = None
+
+    def _rebuild(self, record: Mapping[str, Any]) -> Round:
+        """The round a record describes, replayed from its first input."""
+        game, source, check = replay(record, self.rules)
+        if isinstance(source, ServerShoe):
+            self.shoe = source
+        else:
+            self.entry = source
+        self.check = check
+        return game
+
+    @property
+    def round_id(self) -> str:
+        """The id of the round at the table."""
+        return str(self.record["round_id"])
+
+    # -- inputs ---------------------------------------------------------------------------------
+
+    def apply(
+        self,
+        op: str,
+        player: str | None,
+        args: Mapping[str, Any],
+        *,
+        now: float,
+        key: str | None = None,
+        system: bool = False,
+    ) -> Outcome:
+        """Apply an input: to the engine, to the record and the wallet, in one transaction.
+
+        Raises:
+            ActionRefused: the input is not one the table takes now (a retried ``key``
+                is answered with its first outcome instead).
+            InsufficientFunds: the player's balance does not cover the money it puts on
+                the table.
+            CroupierError: the engine refused it (its typed error names why).
+        """
+        if op not in OPS or (not system and op in SYSTEM_OPS):
+            raise ActionRefused(f"unknown action {op!r}", code="unknown")
+        inputs: list[dict[str, Any]] = self.record["inputs"]
+        if key is not None:
+            for seq, earlier in enumerate(inputs):
+                if earlier.get("key") == key and earlier.get("player") == player:
+                    return Outcome([], self.round.phase in _OVER, seq, retried=True)
+        if self.round.phase in _OVER:
+            raise ActionRefused("the round is over; the next opens shortly", code="round_over")
+        if op == "bet" and player is not None:
+            self._check_box(player, int(args.get("box", 0)), str(args.get("bet", "main")))
+        if op == "cut_card":
+            if self.entry is None:
+                raise ActionRefused("this table deals from the server's shoe", code="not_dealer")
+            self.entry.mark_cut_card()
+            return Outcome([], False, len(inputs))
+        start = len(self.round.events)
+        entry = _Input(op, player, dict(args), _iso(now), key)
+        try:
+            apply_input(self.round, op, player, args)
+        except (CroupierError, ShoeExhausted) as error:
+            self.round = self._rebuild(self.record)
+            raise error
+        events = list(self.round.events[start:])
+        record = dict(self.record)
+        record["inputs"] = [*inputs, entry.to_json()]
+        try:
+            self._store(record, now)
+        except Exception:
+            self.round = self._rebuild(self.record)
+            raise
+        self.record = record
+        over = self.round.phase in _OVER
+        self._set_deadline(now)
+        return Outcome(events, over, len(inputs))
+
+    def _check_box(self, player: str, box: int, bet: str) -> None:
+        """A reserved box takes a first initial bet only from the player who took it."""
+        seat = self.seats.get(box)
+        if seat is None or seat.user == player or bet != "main":
+            return
+        if self.round.seated_player(box) is None:
+            raise ActionRefused(
+                f"box {box} is taken by {seat.user}; bet behind once {seat.user} has bet",
+                code="box_taken",
+            )
+
+    def _store(self, record: dict[str, Any], now: float) -> None:
+        """Write the record, move the money it moved, close the round when it is over."""
+        game = self.round
+        round_id = str(record["round_id"])
+        seq = len(record["inputs"]) - 1
+        over = game.phase in _OVER
+        status = "open" if not over else ("void" if game.phase is Phase.VOID else "settled")
+        staked = game.staked_by_player()
+        with self.engine.begin() as conn:
+            if not record.get("stored"):
+                record["stored"] = True
+                rounds_store.create_round(
+                    conn,
+                    round_id=round_id,
+                    table_id=self.config.id,
+                    number=int(record["number"]),
+                    rules_name=self.preset.name,
+                    rules_version=str(self.preset.version),
+                    record=record,
+                )
+            on_table = ledger.round_stakes(conn, round_id)
+            for name, amount in sorted(staked.items()):
+                user = self.users(name)
+                delta = amount - on_table.get(user, Decimal(0))
+                if delta > 0:
+                    rounds_store.join_round(conn, round_id, user, ledger.balance(conn, user))
+                    ledger.stake(
+                        conn,
+                        user,
+                        round_id,
+                        delta,
+                        idempotency_key=f"{round_id}:{seq}:{user}",
+                        memo=f"round {record['number']} at {self.config.id}: "
+                        f"{record['inputs'][-1]['op']}",
+                    )
+                elif delta < 0:
+                    ledger.refund(
+                        conn,
+                        user,
+                        round_id,
+                        -delta,
+                        idempotency_key=f"{round_id}:{seq}:{user}",
+                        memo=f"round {record['number']}: bet withdrawn",
+                    )
+            if over:
+                returns: dict[int, Decimal] = {}
+                for result in game.results:
+                    user = self.users(result.player)
+                    returns[user] = returns.get(user, Decimal(0)) + result.stake + result.net
+                ledger.close_round(
+                    conn,
+                    round_id,
+                    returns,
+                    idempotency_key=f"{round_id}:close",
+                    void=game.phase is Phase.VOID,
+                )
+                for user in returns:
+                    rounds_store.finish_round_player(
+                        conn, round_id, user, ledger.balance(conn, user)
+                    )
+                if self.shoe is not None:
+                    record["shoe_after"] = self.shoe.snapshot()
+                record["closed_at"] = _iso(now)
+            rounds_store.save_round(conn, round_id, record=record, status=status)
+
+    # -- clocks ---------------------------------------------------------------------------------
+
+    def _set_deadline(self, now: float) -> None:
+        game = self.round
+        config = self.config
+        if game.phase in _OVER:
+            self.deadline = _Deadline("next_round", now + config.pause_seconds)
+        elif game.phase is Phase.BETTING:
+            if not game.staked_by_player():
+                self.deadline = None
+            elif self.deadline is None or self.deadline.kind != "betting":
+                self.deadline = _Deadline("betting", now + config.betting_seconds)
+        elif game.offers:
+            who = game.offers[0].player
+            if self.deadline is None or self.deadline.kind != "offer" or self.deadline.who != who:
+                self.deadline = _Deadline("offer", now + config.offer_seconds, who)
+        elif game.current_turn is not None:
+            box, hand = game.current_turn
+            who = f"{box}.{hand}"
+            if (
+                self.deadline is None
+                or self.deadline.kind != "decision"
+                or self.deadline.who != who
+            ):
+                self.deadline = _Deadline("decision", now + config.decision_seconds, who)
+        else:
+            self.deadline = None  # waiting for a dealer's card
+
+    def tick(self, now: float) -> Outcome | None:
+        """Do what a clock that ran out says; ``None`` when nothing was due."""
+        deadline = self.deadline
+        self._release_seats(now)
+        if deadline is None or now < deadline.at:
+            return None
+        if deadline.kind == "next_round":
+            self._open_round(now)
+            return Outcome([], False, 0, notes=["new_round"])
+        if deadline.kind == "betting":
+            try:
+                return self.apply("close_bets", None, {}, now=now, system=True)
+            except CroupierError as error:
+                # No bet can open the round (say, only side bets): every bet goes back.
+                return self.apply(
+                    "void", None, {"reason": f"bets could not close: {error}"}, now=now, system=True
+                )
+        self.deadline = None
+        return self.apply("time_out", None, {}, now=now, system=True)
+
+    def _release_seats(self, now: float) -> None:
+        for box, seat in list(self.seats.items()):
+            if seat.away_since is not None and now - seat.away_since >= self.config.grace_seconds:
+                del self.seats[box]
+
+    # -- seats ----------------------------------------------------------------------------------
+
+    def take_box(self, player: str, box: int) -> None:
+        """Reserve a box for ``player``: others may bet behind him once he has bet."""
+        if not 1 <= box <= self.rules.boxes:
+            raise ActionRefused(
+                f"box {box} does not exist: this table has boxes 1 to {self.rules.boxes}",
+                code="invalid",
+            )
+        seat = self.seats.get(box)
+        seated = self.round.seated_player(box)
+        if (seat is not None and seat.user != player) or (seated not in (None, player)):
+            holder = seat.user if seat is not None else seated
+            raise ActionRefused(f"box {box} is taken by {holder}", code="box_taken")
+        self.seats[box] = _Seat(player)
+
+    def leave_box(self, player: str, box: int) -> None:
+        """Give a reserved box back."""
+        seat = self.seats.get(box)
+        if seat is None or seat.user != player:
+            raise ActionRefused(f"box {box} is not yours", code="not_yours")
+        del self.seats[box]
+
+    def disconnected(self, player: str, now: float) -> None:
+        """The player's last connection closed: his boxes wait for the grace period."""
+        for seat in self.seats.values():
+            if seat.user == player:
+                seat.away_since = now
+
+    def reconnected(self, player: str) -> None:
+        """The player is back: his boxes are his again."""
+        for seat in self.seats.values():
+            if seat.user == player:
+                seat.away_since = None
+
+    # -- what a viewer sees ---------------------------------------------------------------------
+
+    def view(self, viewer: str | None, *, dealer: bool = False) -> dict[str, Any]:
+        """The table as ``viewer`` may see it (no hole card, no shoe, no seed)."""
+        game = self.round
+        visible = list(game.dealer_cards)
+        if dealer and game.hole_card is not None and game.hole_card not in visible:
+            hole: str | None = str(game.hole_card)
+        else:
+            hole = None
+        turn = game.current_turn
+        mine = False
+        legal: list[str] = []
+        if turn is not None and viewer is not None:
+            seated = game.seated_player(turn[0])
+            mine = seated == viewer
+            if mine and not game.offers:
+                legal = [action.value for action in game.legal_actions()]
+        deadline = self.deadline
+        return {
+            "table": self.config.id,
+            "rules": self.preset.name,
+            "rules_version": self.preset.version,
+            "round": self.round_id,
+            "number": self.number,
+            "phase": game.phase.value,
+            "dealer": {
+                "cards": [str(card) for card in visible],
+                "total": hand_total(visible).total if visible else 0,
+                "hole_card": hole,
+                "hidden_cards": (
+                    1 if game.hole_card is not None and game.hole_card not in visible else 0
+                ),
+            },
+            "boxes": [
+                {
+                    "box": box.number,
+                    "seated": box.seated,
+                    "hands": [
+                        {
+                            "hand": hand.number,
+                            "cards": [str(card) for card in hand.cards],
+                            "total": hand.total,
+                            "soft": hand.is_soft,
+                            "blackjack": hand.is_blackjack,
+                            "doubled": hand.doubled,
+                            "surrendered": hand.surrendered,
+                            "finished": hand.finished,
+                            "stakes": {p: str(a) for p, a in hand.stakes},
+                        }
+                        for hand in box.hands
+                    ],
+                }
+                for box in game.boxes
+            ],
+            "bets": self._open_bets() if game.phase is Phase.BETTING else [],
+            "seats": {str(box): seat.user for box, seat in sorted(self.seats.items())},
+            "offers": [
+                {
+                    "kind": offer.kind.value,
+                    "player": offer.player,
+                    "box": offer.box,
+                    "hand": offer.hand,
+                    "amount": None if offer.amount is None else str(offer.amount),
+                }
+                for offer in game.offers
+            ],
+            "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": mine},
+            "legal_actions": legal,
+            "awaiting_card": game.awaiting_card,
+            "deadline": None
+            if deadline is None
+            else {"kind": deadline.kind, "at": deadline.at, "for": deadline.who},
+            "timeout_rule": "draw to 12 or more, then stand (RWS v5 5.3)",
+            "results": [result.to_json() for result in game.results],
+            "void_reason": game.void_reason,
+        }
+
+    def _open_bets(self) -> list[dict[str, Any]]:
+        return [
+            {"player": bet.player, "box": bet.box, "bet": bet.bet, "amount": str(bet.amount)}
+            for bet in self.round.placed_bets
+        ]

@@ -1,0 +1,184 @@
+"""The table server's tables (SQLAlchemy Core), one :data:`metadata` for all of them.
+
+The migrations in ``croupier/server/migrations`` create exactly these tables; a test
+checks that a migrated database reflects back to this metadata.  Money columns hold
+integers of minor units (see :data:`croupier.server.ledger.UNIT`).
+
+>>> sorted(metadata.tables)
+['accounts', 'legs', 'round_players', 'rounds', 'sessions', 'transactions', 'users']
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+
+__all__ = [
+    "ACCOUNT_KINDS",
+    "ROLES",
+    "ROUND_STATUSES",
+    "UTCDateTime",
+    "accounts",
+    "legs",
+    "metadata",
+    "round_players",
+    "rounds",
+    "sessions",
+    "transactions",
+    "users",
+]
+
+ROLES = ("player", "dealer", "admin")
+ACCOUNT_KINDS = ("player", "round", "house", "issuer")
+ROUND_STATUSES = ("open", "settled", "void")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every backend.
+
+    SQLite keeps no zone, so values are stored as UTC and read back as UTC; naive
+    datetimes are refused on the way in.
+
+    >>> UTCDateTime().process_result_value(datetime(2025, 1, 2, 3, 4), None)
+    datetime.datetime(2025, 1, 2, 3, 4, tzinfo=datetime.timezone.utc)
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Convert an aware datetime to UTC (naive ones are refused)."""
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"timestamp {value.isoformat()} has no time zone; use UTC")
+        return value.astimezone(UTC)
+
+    def process_result_value(
+        self, value: datetime | None, dialect: Dialect | None
+    ) -> datetime | None:
+        """Read a stored timestamp back as an aware UTC datetime."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def _one_of(column: str, values: tuple[str, ...], name: str) -> CheckConstraint:
+    listed = ", ".join(f"'{value}'" for value in values)
+    return CheckConstraint(f"{column} IN ({listed})", name=name)
+
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(40), nullable=False, unique=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("role", String(16), nullable=False, server_default="player"),
+    Column("failed_logins", Integer, nullable=False, server_default="0"),
+    Column("locked_until", UTCDateTime(), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    _one_of("role", ROLES, "role"),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column(
+        "user_id",
+        Integer,
+        ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("last_seen", UTCDateTime(), nullable=False),
+)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("owner", String(64), nullable=False, server_default=""),
+    Column("balance", BigInteger, nullable=False, server_default="0"),
+    UniqueConstraint("kind", "owner"),
+    _one_of("kind", ACCOUNT_KINDS, "kind"),
+)
+
+transactions = Table(
+    "transactions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("idempotency_key", String(200), nullable=False, unique=True),
+    Column("kind", String(32), nullable=False),
+    Column("round_id", String(64), nullable=True, index=True),
+    Column("request_hash", String(64), nullable=False),
+    Column("memo", String(200), nullable=False, server_default=""),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+legs = Table(
+    "legs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("transaction_id", Integer, ForeignKey("transactions.id"), nullable=False, index=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Index(None, "account_id"),
+)
+
+rounds = Table(
+    "rounds",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("table_id", String(64), nullable=False, index=True),
+    Column("number", Integer, nullable=False),
+    Column("rules_name", String(100), nullable=False),
+    Column("rules_version", String(40), nullable=False),
+    Column("status", String(16), nullable=False, server_default="open"),
+    Column("record", Text, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    _one_of("status", ROUND_STATUSES, "status"),
+)
+
+round_players = Table(
+    "round_players",
+    metadata,
+    Column("round_id", String(64), ForeignKey("rounds.id"), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("balance_before", BigInteger, nullable=False),
+    Column("balance_after", BigInteger, nullable=True),
+    PrimaryKeyConstraint("round_id", "user_id"),
+)

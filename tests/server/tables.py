@@ -1,0 +1,57 @@
+"""Helpers of the server tests: users with chips, and tables on known cards."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import sqlalchemy
+
+from croupier.presets import find_rules
+from croupier.server import accounts, ledger
+from croupier.server.runtime import ServerShoe, TableConfig, TableRuntime
+
+PASSWORD = "correct horse battery"
+
+
+def make_users(
+    engine: sqlalchemy.Engine, *names: str, chips: str = "1000.00", role: str = "player"
+) -> dict[str, int]:
+    """Register ``names`` with ``chips`` each; their ids by name."""
+    ids: dict[str, int] = {}
+    with engine.begin() as conn:
+        for name in names:
+            user = accounts.register(conn, name, PASSWORD, role=role)
+            ledger.player_account(conn, user)
+            if Decimal(chips):
+                ledger.grant(conn, user, Decimal(chips), idempotency_key=f"chips:{user}")
+            ids[name] = user
+    return ids
+
+
+def balance(engine: sqlalchemy.Engine, user: int) -> Decimal:
+    """A user's balance."""
+    with engine.begin() as conn:
+        return ledger.balance(conn, user)
+
+
+def books(engine: sqlalchemy.Engine) -> list[str]:
+    """The reconciliation's problems (none when the books balance)."""
+    with engine.begin() as conn:
+        return ledger.check(conn)
+
+
+def table(
+    engine: sqlalchemy.Engine,
+    ids: dict[str, int],
+    preset: str,
+    cards: str | None = None,
+    *,
+    now: float = 0.0,
+    **settings: object,
+) -> TableRuntime:
+    """A table of ``preset`` whose shoe starts with ``cards`` (a shuffled shoe if None)."""
+    config = TableConfig(id=f"{preset}-test", preset=preset, **settings)  # type: ignore[arg-type]
+    shoe = None
+    if cards is not None:
+        shoe = ServerShoe.stacked(cards, decks=find_rules(preset).decks)
+    return TableRuntime(config, engine, ids.__getitem__, now=now, shoe=shoe)

@@ -1,0 +1,210 @@
+"""Players and dealers: registration, login, lockout and sessions."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy
+from sqlalchemy import func, select
+
+from croupier.server import accounts
+from croupier.server.errors import (
+    AccountLocked,
+    AuthError,
+    InvalidCredentials,
+    LoginFailed,
+    NameTaken,
+    SessionExpired,
+)
+from croupier.server.schema import sessions, users
+
+T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
+PASSWORD = "correct horse"
+
+
+def register(engine: sqlalchemy.Engine, name: str = "alice", role: str = "player") -> int:
+    with engine.begin() as conn:
+        return accounts.register(conn, name, PASSWORD, role=role, now=T0)
+
+
+def sign_in(engine: sqlalchemy.Engine, password: str, at: datetime, name: str = "alice") -> str:
+    return accounts.sign_in(engine, name, password, now=at)
+
+
+def authenticate(engine: sqlalchemy.Engine, token: str, at: datetime) -> accounts.User:
+    with engine.begin() as conn:
+        return accounts.authenticate(conn, token, now=at)
+
+
+def user_row(engine: sqlalchemy.Engine, name: str = "alice") -> sqlalchemy.Row[tuple[object, ...]]:
+    with engine.connect() as conn:
+        return conn.execute(select(users).where(users.c.name == name)).one()
+
+
+def session_count(engine: sqlalchemy.Engine) -> int:
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(sessions)).scalar_one()
+
+
+def test_passwords_are_stored_as_argon2id_hashes(engine: sqlalchemy.Engine) -> None:
+    user_id = register(engine)
+    row = user_row(engine)
+    assert row.id == user_id
+    assert row.role == "player"
+    assert row.failed_logins == 0
+    assert row.locked_until is None
+    assert row.created_at == T0
+    stored = str(row.password_hash)
+    assert stored.startswith("$argon2id$")
+    assert PASSWORD not in stored
+    assert register(engine, "bob", role="dealer") != user_id
+    assert user_row(engine, "bob").role == "dealer"
+
+
+def test_a_taken_name_is_refused(engine: sqlalchemy.Engine) -> None:
+    register(engine)
+    with pytest.raises(NameTaken, match="'alice' is taken"):
+        register(engine)
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(users)).scalar_one() == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "role", "rule"),
+    [
+        ("al", PASSWORD, "player", "user name 'al' must be 3 to 40"),
+        ("a" * 41, PASSWORD, "player", "must be 3 to 40"),
+        ("bad name", PASSWORD, "player", "user name 'bad name'"),
+        ("émile", PASSWORD, "player", "A-Z a-z 0-9 _ . -"),
+        ("alice", "7chars!", "player", "password must have at least 8 characters"),
+        ("alice", "x" * 1025, "player", "at most 1024 characters"),
+        ("alice", PASSWORD, "boss", "role 'boss' must be one of player, dealer, admin"),
+    ],
+)
+def test_invalid_credentials_name_the_rule(
+    engine: sqlalchemy.Engine, name: str, password: str, role: str, rule: str
+) -> None:
+    with engine.begin() as conn, pytest.raises(InvalidCredentials, match=rule) as raised:
+        accounts.register(conn, name, password, role=role, now=T0)
+    assert isinstance(raised.value, ValueError)
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(users)).scalar_one() == 0
+
+
+def test_good_names_and_the_shortest_password_are_accepted(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        for name in ("abc", "dealer.01", "A-b_c", "z" * 40):
+            accounts.register(conn, name, "8 chars!", now=T0)
+    assert sign_in(engine, "8 chars!", T0, name="dealer.01")
+
+
+def test_login_authenticate_logout(engine: sqlalchemy.Engine) -> None:
+    user_id = register(engine)
+    token = sign_in(engine, PASSWORD, T0)
+    assert len(token) >= 40
+    with engine.connect() as conn:
+        stored = conn.execute(select(sessions)).one()
+    assert stored.token_hash == hashlib.sha256(token.encode()).hexdigest()
+    assert token not in (stored.token_hash, str(stored))
+    assert (stored.user_id, stored.created_at, stored.last_seen) == (user_id, T0, T0)
+    assert authenticate(engine, token, T0 + timedelta(minutes=1)) == accounts.User(
+        id=user_id, name="alice", role="player"
+    )
+    other = sign_in(engine, PASSWORD, T0)
+    assert other != token
+    with engine.begin() as conn:
+        accounts.logout(conn, token)
+        accounts.logout(conn, token)  # twice is fine
+    with pytest.raises(SessionExpired):
+        authenticate(engine, token, T0 + timedelta(minutes=2))
+    assert authenticate(engine, other, T0 + timedelta(minutes=2)).id == user_id
+
+
+def test_unknown_name_and_wrong_password_fail_alike(engine: sqlalchemy.Engine) -> None:
+    register(engine)
+    with pytest.raises(LoginFailed) as wrong:
+        sign_in(engine, "not the password", T0)
+    with pytest.raises(LoginFailed) as unknown:
+        sign_in(engine, PASSWORD, T0, name="mallory")
+    assert str(wrong.value) == str(unknown.value)
+    assert "alice" not in str(wrong.value)
+    assert user_row(engine).failed_logins == 1
+    assert session_count(engine) == 0
+
+
+def test_five_failures_lock_the_account_for_fifteen_minutes(engine: sqlalchemy.Engine) -> None:
+    register(engine)
+    for attempt in range(1, accounts.MAX_FAILED):
+        with pytest.raises(LoginFailed):
+            sign_in(engine, "guess", T0 + timedelta(seconds=attempt))
+        assert user_row(engine).failed_logins == attempt
+    locked_at = T0 + timedelta(seconds=accounts.MAX_FAILED)
+    with pytest.raises(AccountLocked, match="'alice' is locked after 5 failed logins"):
+        sign_in(engine, "guess", locked_at)
+    assert user_row(engine).locked_until == locked_at + accounts.LOCKOUT
+    for later in (timedelta(0), timedelta(minutes=1), accounts.LOCKOUT - timedelta(seconds=1)):
+        with pytest.raises(AccountLocked):
+            sign_in(engine, PASSWORD, locked_at + later)  # even the right password
+    assert session_count(engine) == 0
+    token = sign_in(engine, PASSWORD, locked_at + accounts.LOCKOUT)
+    assert authenticate(engine, token, locked_at + accounts.LOCKOUT).name == "alice"
+    row = user_row(engine)
+    assert (row.failed_logins, row.locked_until) == (0, None)
+
+
+def test_a_success_resets_the_failure_count(engine: sqlalchemy.Engine) -> None:
+    register(engine)
+    for _ in range(accounts.MAX_FAILED - 1):
+        with pytest.raises(LoginFailed):
+            sign_in(engine, "guess", T0)
+    sign_in(engine, PASSWORD, T0)
+    assert user_row(engine).failed_logins == 0
+    for _ in range(accounts.MAX_FAILED - 1):
+        with pytest.raises(LoginFailed):
+            sign_in(engine, "guess", T0)
+    with pytest.raises(AccountLocked):
+        sign_in(engine, "guess", T0)
+
+
+def test_login_on_a_callers_connection_counts_failures_once_committed(
+    engine: sqlalchemy.Engine,
+) -> None:
+    register(engine)
+    with engine.connect() as conn:
+        with pytest.raises(LoginFailed):
+            accounts.login(conn, "alice", "guess", now=T0)
+        conn.commit()
+    assert user_row(engine).failed_logins == 1
+    with engine.begin() as conn:
+        token = accounts.login(conn, "alice", PASSWORD, now=T0)
+    assert authenticate(engine, token, T0).name == "alice"
+
+
+def test_sessions_expire_after_thirty_idle_minutes(engine: sqlalchemy.Engine) -> None:
+    register(engine)
+    token = sign_in(engine, PASSWORD, T0)
+    almost = accounts.IDLE - timedelta(minutes=1)
+    # Each use keeps the session alive for another thirty minutes.
+    assert authenticate(engine, token, T0 + almost).name == "alice"
+    assert authenticate(engine, token, T0 + 2 * almost).name == "alice"
+    with engine.connect() as conn:
+        assert conn.execute(select(sessions.c.last_seen)).scalar_one() == T0 + 2 * almost
+    expired_at = T0 + 2 * almost + accounts.IDLE + timedelta(seconds=1)
+    with engine.connect() as conn:
+        with pytest.raises(SessionExpired, match="expired after 0:30:00 idle"):
+            accounts.authenticate(conn, token, now=expired_at)
+        conn.commit()
+    assert session_count(engine) == 0
+    with pytest.raises(SessionExpired, match="no such session"):
+        authenticate(engine, token, expired_at)
+
+
+def test_unknown_tokens_and_naive_times_are_refused(engine: sqlalchemy.Engine) -> None:
+    register(engine)
+    with pytest.raises(SessionExpired):
+        authenticate(engine, "not-a-token", T0)
+    with pytest.raises(ValueError, match="no time zone"):
+        sign_in(engine, PASSWORD, datetime(2025, 3, 1, 20, 0))
+    assert issubclass(SessionExpired, AuthError)

@@ -1,0 +1,272 @@
+"""The server over HTTP and WebSockets: several clients at a table, bad input, recall."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from croupier.script import play_script
+from croupier.server.app import Settings, create_app
+from croupier.server.runtime import ServerShoe, TableConfig
+from tests.server.tables import PASSWORD
+
+
+@dataclass
+class Clock:
+    """A clock the test moves."""
+
+    now: float = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def server(db_url: str, clock: Clock, shoes: dict[str, str] | None = None) -> TestClient:
+    tables = (
+        TableConfig(id="rws", preset="rws-v5", betting_seconds=5, decision_seconds=10),
+        TableConfig(id="online", preset="online-8deck", betting_seconds=5),
+    )
+    decks = {"rws": 8, "online": 8}
+    settings = Settings(
+        url=db_url,
+        tables=tables,
+        clock=clock,
+        tick_seconds=0.01,
+        shoes={
+            table: ServerShoe.stacked(cards, decks=decks[table])
+            for table, cards in (shoes or {}).items()
+        },
+    )
+    return TestClient(create_app(settings))
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def sign_up(client: TestClient, name: str) -> str:
+    response = client.post("/api/accounts", json={"name": name, "password": PASSWORD})
+    assert response.status_code == 201, response.text
+    token = client.post("/api/sessions", json={"name": name, "password": PASSWORD}).json()["token"]
+    assert isinstance(token, str)
+    return token
+
+
+def receive_until(socket: WebSocketTestSession, kind: str, **fields: Any) -> dict[str, Any]:
+    """The next message of ``kind`` (whose fields match), skipping others."""
+    for _ in range(200):
+        message: dict[str, Any] = socket.receive_json()
+        if message["type"] == kind and all(message.get(k) == v for k, v in fields.items()):
+            return message
+    raise AssertionError(f"no {kind} message")
+
+
+def seat(client: TestClient, table: str, token: str) -> Iterator[WebSocketTestSession]:
+    with client.websocket_connect(f"/ws/tables/{table}") as socket:
+        receive_until(socket, "welcome")
+        socket.send_json({"type": "auth", "token": token})
+        welcome = receive_until(socket, "welcome")
+        assert welcome["you"] is not None
+        receive_until(socket, "balance")
+        yield socket
+
+
+def wait_for(predicate: Any, seconds: float = 5.0) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError("timed out waiting")
+
+
+def test_accounts_sessions_and_lockout(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        me = client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()
+        assert me["name"] == "ann" and me["balance"] == "1000.00"  # play-money chips
+        assert client.get("/api/me").status_code == 401
+        codes = [
+            client.post("/api/sessions", json={"name": "ann", "password": "nope-nope"}).json()
+            for _ in range(5)
+        ]
+        assert [c["error"] for c in codes] == ["login_failed"] * 4 + ["account_locked"]
+        locked = client.post("/api/sessions", json={"name": "ann", "password": PASSWORD})
+        assert locked.status_code == 401 and locked.json()["error"] == "account_locked"
+        clock.now += 16 * 60  # locked for 15 minutes
+        assert client.post("/api/sessions", json={"name": "ann", "password": PASSWORD}).is_success
+        clock.now += 31 * 60  # a session idles out after 30 minutes
+        expired = client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+        assert expired.status_code == 401 and expired.json()["error"] == "session_expired"
+        paths = client.get("/openapi.json").json()["paths"]
+        assert {"/api/accounts", "/api/sessions", "/api/me", "/api/rounds/{round_id}"} <= set(paths)
+
+
+def test_every_bad_message_gets_a_clear_error_and_changes_nothing(
+    db_url: str, clock: Clock
+) -> None:
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        with client.websocket_connect("/ws/tables/rws") as socket:
+            receive_until(socket, "welcome")
+            socket.send_json({"type": "action", "op": "bet", "args": {"box": 1, "amount": "25"}})
+            assert receive_until(socket, "error")["code"] == "unauthenticated"
+            socket.send_json({"type": "auth", "token": token})
+            receive_until(socket, "balance")
+            cases = [
+                ("{not json", "malformed"),
+                ("[1, 2]", "malformed"),
+                ('{"type": "dance"}', "unknown_type"),
+                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": 25.5}}', "invalid"),
+                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "1e3"}}', "invalid"),
+                ('{"type": "action", "op": "fly", "args": {}}', "invalid"),
+                ('{"type": "action", "op": "bet", "args": {"box": 1}, "x": 1}', "invalid"),
+                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "9000"}}', "illegal"),
+                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "2000"}}', "insufficient_funds"),  # noqa: E501
+                ('{"type": "action", "op": "hit", "args": {}}', "illegal"),
+                ('{"type": "action", "op": "void", "args": {"reason": "x"}}', "forbidden"),
+                ('{"type": "action", "op": "close_bets", "args": {}}', "forbidden"),
+                ('{"type": "ping", "pad": "' + "x" * 5000 + '"}', "too_large"),
+            ]  # fmt: skip
+            for text, code in cases:
+                socket.send_text(text)
+                error = receive_until(socket, "error")
+                assert error["code"] == code, (text, error)
+                assert error["message"]
+        me = client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()
+        assert me["balance"] == "1000.00"
+        state = client.get("/api/tables/rws").json()
+        assert state["bets"] == [] and state["phase"] == "betting"
+
+
+def test_a_connection_sending_too_fast_is_rate_limited(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock) as client, client.websocket_connect("/ws/tables/rws") as socket:
+        receive_until(socket, "welcome")
+        for _ in range(60):
+            socket.send_json({"type": "ping"})
+        codes = [socket.receive_json() for _ in range(60)]
+        assert sum(m["type"] == "pong" for m in codes) == 40  # the burst
+        assert all(m.get("code") == "rate_limited" for m in codes if m["type"] != "pong")
+
+
+def test_two_players_one_box_and_a_watcher_who_never_sees_the_hole_card(
+    db_url: str, clock: Clock
+) -> None:
+    """online-8deck deals a hole card first (peek): ann 9, hole QS, ann 7, up 5."""
+    with server(db_url, clock, {"online": "9C QS 7D 5H 8C 9H"}) as client:
+        ann, bob = sign_up(client, "ann"), sign_up(client, "bob")
+        with client.websocket_connect("/ws/tables/online") as watcher:
+            receive_until(watcher, "welcome")
+            ann_socket = seat(client, "online", ann)
+            bob_socket = seat(client, "online", bob)
+            a, b = next(ann_socket), next(bob_socket)
+            a.send_json(
+                {"type": "action", "op": "bet", "args": {"box": 1, "amount": "10"}, "key": "a1"}
+            )
+            assert receive_until(a, "ack", key="a1")["retried"] is False
+            b.send_json(
+                {"type": "action", "op": "bet", "args": {"box": 1, "amount": "5"}, "key": "b1"}
+            )
+            receive_until(b, "ack", key="b1")
+            clock.now += 6  # the betting countdown runs out: no more bets
+            state = receive_until(watcher, "state")
+            while state["state"]["phase"] == "betting":
+                state = receive_until(watcher, "state")
+            b.send_json({"type": "action", "op": "stand", "args": {}})
+            refused = receive_until(b, "error")
+            assert refused["code"] == "illegal" and "bob" in refused["message"]
+            a.send_json({"type": "action", "op": "stand", "args": {}, "key": "a2"})
+            receive_until(a, "ack", key="a2")
+            revealed = False
+            shown = [state]
+            while not (shown[-1]["type"] == "state" and shown[-1]["state"]["phase"] == "settled"):
+                shown.append(watcher.receive_json())
+            for message in shown:
+                text = json.dumps(message)
+                revealed = revealed or "hole_card_revealed" in text
+                assert '"QS"' not in text or revealed, text
+            assert revealed
+            assert receive_until(a, "balance")["balance"] == "1010.00"  # 16 v 5+Q+8: dealer busts
+            assert receive_until(b, "balance")["balance"] == "1005.00"
+            for generator in (ann_socket, bob_socket):
+                generator.close()
+
+
+def test_recall_replays_the_round_exactly(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock, {"rws": "10S 6D 7H 9C KD"}) as client:
+        token = sign_up(client, "ann")
+        headers = {"Authorization": f"Bearer {token}"}
+        socket_gen = seat(client, "rws", token)
+        socket = next(socket_gen)
+        socket.send_json({"type": "action", "op": "bet", "args": {"box": 2, "amount": "100"}})
+        receive_until(socket, "ack")
+        clock.now += 6
+        wait_for(lambda: client.get("/api/tables/rws").json()["phase"] == "offers")
+        # RWS v5 3.16: surrender is offered first; ann declines, then stands on 17.
+        decline = {"box": 2, "kind": "surrender"}
+        socket.send_json({"type": "action", "op": "decline", "args": decline, "key": "d"})
+        receive_until(socket, "ack", key="d")
+        socket.send_json({"type": "action", "op": "stand", "args": {}, "key": "s"})
+        receive_until(socket, "ack", key="s")
+        wait_for(lambda: client.get("/api/tables/rws").json()["phase"] == "settled")
+        socket_gen.close()
+        rounds = client.get("/api/rounds", headers=headers).json()
+        assert len(rounds) == 1 and rounds[0]["status"] == "settled"
+        assert (rounds[0]["balance_before"], rounds[0]["balance_after"]) == ("1000.00", "1100.00")
+        record = client.get(f"/api/rounds/{rounds[0]['round']}", headers=headers).json()
+        assert record["rules"] == "rws-v5" and record["rules_version"] == 1
+        assert record["shoe"] == ["10S", "6D", "7H", "9C", "KD"]
+        assert [d["op"] for d in record["recall"]["decisions"]] == ["bet", "decline", "stand"]
+        assert all(d["at"] for d in record["recall"]["decisions"])
+        replayed = play_script(record)
+        assert replayed["players"] == {"ann": "100.00"}
+        assert record["recall"]["bets"][0]["net"] == "100.00"
+        other = sign_up(client, "bob")
+        hidden = client.get(
+            f"/api/rounds/{rounds[0]['round']}", headers={"Authorization": f"Bearer {other}"}
+        )
+        assert hidden.status_code == 404
+
+
+def test_concurrent_bets_cannot_overdraw_one_account(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        first, second = seat(client, "rws", token), seat(client, "online", token)
+        a, b = next(first), next(second)
+        a.send_json(
+            {"type": "action", "op": "bet", "args": {"box": 1, "amount": "600"}, "key": "x"}
+        )
+        b.send_json(
+            {"type": "action", "op": "bet", "args": {"box": 1, "amount": "300"}, "key": "y"}
+        )
+        b.send_json(
+            {"type": "action", "op": "bet", "args": {"box": 2, "amount": "300"}, "key": "z"}
+        )
+        answers: dict[str, str] = {}
+        for socket, keys in ((a, ("x",)), (b, ("y", "z"))):
+            for _ in keys:
+                message = socket.receive_json()
+                while message["type"] not in ("ack", "error"):
+                    message = socket.receive_json()
+                answers[message["key"]] = (
+                    message["type"] if message["type"] == "ack" else message["code"]
+                )
+        assert sorted(answers.values()) == ["ack", "ack", "insufficient_funds"]
+        accepted = sum(
+            Decimal({"x": 600, "y": 300, "z": 300}[key])
+            for key, code in answers.items()
+            if code == "ack"
+        )
+        me = client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()
+        assert Decimal(me["balance"]) == Decimal("1000") - accepted >= 0
+        first.close()
+        second.close()

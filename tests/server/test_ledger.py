@@ -1,0 +1,597 @@
+"""The double-entry wallet, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from decimal import ROUND_DOWN, Decimal
+from typing import Any
+
+import pytest
+import sqlalchemy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import func, select
+
+from croupier.server import ledger, rounds_store
+from croupier.server.errors import (
+    IdempotencyConflict,
+    InsufficientFunds,
+    InvalidAmount,
+    LedgerError,
+)
+from croupier.server.schema import accounts, legs, metadata, transactions
+
+D = Decimal
+
+
+def snapshot(engine: sqlalchemy.Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, in a stable order."""
+    with engine.connect() as conn:
+        return {
+            table.name: sorted((tuple(row) for row in conn.execute(select(table))), key=repr)
+            for table in metadata.sorted_tables
+        }
+
+
+def new_round(engine: sqlalchemy.Engine, round_id: str, number: int = 1) -> None:
+    with engine.begin() as conn:
+        rounds_store.create_round(
+            conn,
+            round_id=round_id,
+            table_id="t1",
+            number=number,
+            rules_name="test",
+            rules_version="1",
+            record={},
+        )
+
+
+def grant(engine: sqlalchemy.Engine, user: int, amount: str, key: str) -> int:
+    with engine.begin() as conn:
+        return ledger.grant(conn, user, D(amount), idempotency_key=key)
+
+
+def stake(engine: sqlalchemy.Engine, user: int, round_id: str, amount: str, key: str) -> int:
+    with engine.begin() as conn:
+        return ledger.stake(conn, user, round_id, D(amount), idempotency_key=key, memo="bet")
+
+
+def refund(engine: sqlalchemy.Engine, user: int, round_id: str, amount: str, key: str) -> int:
+    with engine.begin() as conn:
+        return ledger.refund(conn, user, round_id, D(amount), idempotency_key=key, memo="withdrawn")
+
+
+def close(
+    engine: sqlalchemy.Engine,
+    round_id: str,
+    returns: dict[int, Decimal],
+    key: str,
+    *,
+    void: bool = False,
+) -> int:
+    with engine.begin() as conn:
+        transaction = ledger.close_round(conn, round_id, returns, idempotency_key=key, void=void)
+        rounds_store.save_round(
+            conn, round_id, record={"closed": True}, status="void" if void else "settled"
+        )
+        return transaction
+
+
+def balance(engine: sqlalchemy.Engine, user: int) -> Decimal:
+    with engine.connect() as conn:
+        return ledger.balance(conn, user)
+
+
+def problems(engine: sqlalchemy.Engine) -> list[str]:
+    with engine.connect() as conn:
+        return ledger.check(conn)
+
+
+def legs_of(engine: sqlalchemy.Engine, transaction_id: int) -> dict[tuple[str, str], int]:
+    """The legs of a transaction, by (account kind, owner)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(accounts.c.kind, accounts.c.owner, legs.c.amount)
+            .join(accounts, legs.c.account_id == accounts.c.id)
+            .where(legs.c.transaction_id == transaction_id)
+        )
+        return {(row.kind, row.owner): row.amount for row in rows}
+
+
+def transaction_count(engine: sqlalchemy.Engine) -> int:
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(transactions)).scalar_one()
+
+
+def test_amount_conversion_is_exact() -> None:
+    assert ledger.to_units(D("0.01")) == 1
+    assert ledger.to_units(D("12.3")) == 1230
+    assert ledger.to_units(D("1E+3")) == 100_000
+    assert ledger.from_units(1230) == D("12.30")
+    for bad in (D("0.001"), D("1.005"), D("NaN"), D("Infinity")):
+        with pytest.raises(InvalidAmount, match="amount"):
+            ledger.to_units(bad)
+    with pytest.raises(InvalidAmount, match="float"):
+        ledger.to_units(1.5)  # type: ignore[arg-type]
+
+
+def test_movements_balance_and_cached_balances_equal_legs(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    made = [
+        grant(engine, 1, "100", "g1"),
+        stake(engine, 1, "r1", "30", "s1"),
+        refund(engine, 1, "r1", "10.50", "f1"),
+    ]
+    assert legs_of(engine, made[0]) == {("issuer", ""): -10_000, ("player", "1"): 10_000}
+    assert legs_of(engine, made[1]) == {("player", "1"): -3_000, ("round", "r1"): 3_000}
+    assert legs_of(engine, made[2]) == {("round", "r1"): -1_050, ("player", "1"): 1_050}
+    with engine.connect() as conn:
+        sums = conn.execute(
+            select(legs.c.transaction_id, func.sum(legs.c.amount)).group_by(legs.c.transaction_id)
+        ).all()
+        assert len(sums) == 3
+        assert all(total == 0 for _, total in sums)
+        for account_id, cached in conn.execute(select(accounts.c.id, accounts.c.balance)):
+            from_legs = conn.execute(
+                select(func.coalesce(func.sum(legs.c.amount), 0)).where(
+                    legs.c.account_id == account_id
+                )
+            ).scalar_one()
+            assert cached == from_legs
+        assert ledger.round_stakes(conn, "r1") == {1: D("19.50")}
+    assert balance(engine, 1) == D("80.50")
+    assert balance(engine, 2) == D("0")
+    assert problems(engine) == []
+
+
+def test_stake_beyond_balance_is_refused_and_changes_nothing(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "50", "g1")
+    before = snapshot(engine)
+    with pytest.raises(InsufficientFunds, match=r"user 1 has a balance of 50\.00.*60\.00"):
+        stake(engine, 1, "r1", "60", "s1")
+    # A user without any account: refused, and no account is left behind.
+    with pytest.raises(InsufficientFunds, match=r"user 2 has a balance of 0"):
+        stake(engine, 2, "r1", "1", "s2")
+    assert snapshot(engine) == before
+    # The refusal is undone even when the caller goes on and commits.
+    with engine.begin() as conn:
+        with pytest.raises(InsufficientFunds):
+            ledger.stake(conn, 1, "r1", D("60"), idempotency_key="s3", memo="bet")
+        ledger.stake(conn, 1, "r1", D("50"), idempotency_key="s4", memo="bet")
+    assert balance(engine, 1) == D("0")
+    assert transaction_count(engine) == 2
+    assert problems(engine) == []
+
+
+@pytest.mark.parametrize("amount", ["0", "-5", "0.001", "NaN"])
+def test_invalid_amounts_are_refused(engine: sqlalchemy.Engine, amount: str) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "10", "g1")
+    before = snapshot(engine)
+    with pytest.raises(InvalidAmount, match="amount"):
+        grant(engine, 1, amount, "g2")
+    with pytest.raises(InvalidAmount, match="amount"):
+        stake(engine, 1, "r1", amount, "s1")
+    with pytest.raises(InvalidAmount, match="amount"):
+        refund(engine, 1, "r1", amount, "f1")
+    assert snapshot(engine) == before
+
+
+def test_idempotent_retry_moves_money_once(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    first = grant(engine, 1, "100", "g1")
+    assert grant(engine, 1, "100", "g1") == first
+    assert grant(engine, 1, "100.00", "g1") == first  # the same amount, written otherwise
+    placed = stake(engine, 1, "r1", "25", "s1")
+    with engine.begin() as conn:  # a retry inside one transaction, too
+        again = ledger.stake(conn, 1, "r1", D("25"), idempotency_key="s1", memo="retry")
+        assert ledger.stake(conn, 1, "r1", D("25"), idempotency_key="s1", memo="bet") == again
+    assert again == placed
+    assert balance(engine, 1) == D("75")
+    assert transaction_count(engine) == 2
+    assert problems(engine) == []
+
+
+def test_same_key_for_another_request_is_a_conflict(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "100", "g1")
+    stake(engine, 1, "r1", "10", "s1")
+    before = snapshot(engine)
+    with pytest.raises(IdempotencyConflict, match="'g1'"):
+        grant(engine, 1, "20", "g1")
+    with pytest.raises(IdempotencyConflict, match="'g1'"):
+        grant(engine, 2, "100", "g1")
+    with pytest.raises(IdempotencyConflict, match="'s1'"):
+        refund(engine, 1, "r1", "10", "s1")
+    with pytest.raises(IdempotencyConflict, match="'s1'"):
+        stake(engine, 1, "r1", "11", "s1")
+    assert snapshot(engine) == before
+
+
+def test_settlement_pays_returns_and_house_takes_the_rest(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    for user in (1, 2, 3):
+        grant(engine, user, "100", f"g{user}")
+    stake(engine, 1, "r1", "10", "s1")
+    stake(engine, 2, "r1", "20", "s2")
+    stake(engine, 3, "r1", "5", "s3")
+    returns = {1: D("25"), 2: D("0"), 3: D("5")}  # blackjack, a loss, a push
+    settled = close(engine, "r1", returns, "close-r1")
+    assert legs_of(engine, settled) == {
+        ("round", "r1"): -3_500,
+        ("player", "1"): 2_500,
+        ("player", "3"): 500,
+        ("house", ""): 500,
+    }
+    assert [balance(engine, user) for user in (1, 2, 3)] == [D("115"), D("80"), D("100")]
+    with engine.connect() as conn:
+        row = conn.execute(select(transactions).where(transactions.c.id == settled)).one()
+        assert (row.kind, row.round_id) == ("settle", "r1")
+        round_balance = conn.execute(
+            select(accounts.c.balance).where(accounts.c.id == ledger.round_account(conn, "r1"))
+        ).scalar_one()
+        assert round_balance == 0
+        assert ledger.round_stakes(conn, "r1") == {1: D("-15"), 2: D("20")}
+    assert problems(engine) == []
+
+
+def test_house_pays_what_is_missing(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "10", "g1")
+    stake(engine, 1, "r1", "10", "s1")
+    settled = close(engine, "r1", {1: D("35")}, "close-r1")
+    assert legs_of(engine, settled) == {
+        ("round", "r1"): -1_000,
+        ("player", "1"): 3_500,
+        ("house", ""): -2_500,
+    }
+    assert balance(engine, 1) == D("35")
+    assert problems(engine) == []
+
+
+def test_void_returns_exactly_the_net_stakes(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    for user in (1, 2):
+        grant(engine, user, "100", f"g{user}")
+    stake(engine, 1, "r1", "10", "s1")
+    stake(engine, 2, "r1", "20", "s2")
+    refund(engine, 2, "r1", "5", "f2")
+    before = snapshot(engine)
+    for wrong in ({1: D("10")}, {1: D("10"), 2: D("20")}, {1: D("10"), 2: D("16")}):
+        with pytest.raises(LedgerError, match="must return exactly the stakes"):
+            close(engine, "r1", wrong, "void-r1", void=True)
+    assert snapshot(engine) == before
+    voided = close(engine, "r1", {1: D("10"), 2: D("15"), 3: D("0")}, "void-r1", void=True)
+    assert legs_of(engine, voided) == {
+        ("round", "r1"): -2_500,
+        ("player", "1"): 1_000,
+        ("player", "2"): 1_500,
+    }
+    assert [balance(engine, user) for user in (1, 2)] == [D("100"), D("100")]
+    with engine.connect() as conn:
+        assert (
+            conn.execute(
+                select(transactions.c.kind).where(transactions.c.id == voided)
+            ).scalar_one()
+            == "void"
+        )
+    assert problems(engine) == []
+
+
+def test_a_round_closes_once(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "100", "g1")
+    stake(engine, 1, "r1", "10", "s1")
+    settled = close(engine, "r1", {1: D("20")}, "close-r1")
+    with engine.begin() as conn:
+        again = ledger.close_round(conn, "r1", {1: D("20")}, idempotency_key="close-r1", void=False)
+    assert again == settled
+    before = snapshot(engine)
+    with pytest.raises(LedgerError, match=f"already closed by transaction {settled}"):
+        close(engine, "r1", {1: D("20")}, "close-r1-again")
+    with pytest.raises(LedgerError, match="already closed"):
+        stake(engine, 1, "r1", "5", "s2")
+    with pytest.raises(LedgerError, match="already closed"):
+        refund(engine, 1, "r1", "5", "f1")
+    with pytest.raises(IdempotencyConflict, match="close-r1"):
+        close(engine, "r1", {1: D("30")}, "close-r1")
+    assert snapshot(engine) == before
+    assert balance(engine, 1) == D("110")
+
+
+def test_refund_never_exceeds_the_users_stake(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    for user in (1, 2):
+        grant(engine, user, "100", f"g{user}")
+    stake(engine, 1, "r1", "10", "s1")
+    stake(engine, 2, "r1", "30", "s2")
+    before = snapshot(engine)
+    with pytest.raises(InsufficientFunds, match=r"exceeds his stake of 10\.00"):
+        refund(engine, 1, "r1", "10.01", "f1")
+    with pytest.raises(InsufficientFunds, match=r"stake of 0"):
+        refund(engine, 3, "r1", "1", "f3")
+    assert snapshot(engine) == before
+    refund(engine, 1, "r1", "10", "f1")
+    assert balance(engine, 1) == D("100")
+
+
+def test_returns_only_to_users_with_a_stake(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "100", "g1")
+    stake(engine, 1, "r1", "10", "s1")
+    before = snapshot(engine)
+    with pytest.raises(LedgerError, match="user 2 has no stake on round 'r1'"):
+        close(engine, "r1", {1: D("20"), 2: D("5")}, "close-r1")
+    with pytest.raises(InvalidAmount, match="negative"):
+        close(engine, "r1", {1: D("-1")}, "close-r1")
+    assert snapshot(engine) == before
+
+
+def test_history_lists_movements_with_running_balance(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    granted = grant(engine, 1, "100", "g1")
+    staked = stake(engine, 1, "r1", "30", "s1")
+    grant(engine, 2, "5", "g2")
+    settled = close(engine, "r1", {1: D("60")}, "close-r1")
+    with engine.connect() as conn:
+        movements = ledger.history(conn, 1)
+        assert ledger.history(conn, 1, limit=2) == movements[:2]
+        assert ledger.history(conn, 99) == []
+    assert [
+        (m.transaction_id, m.kind, m.round_id, m.amount, m.balance_after, m.memo) for m in movements
+    ] == [
+        (settled, "settle", "r1", D("60"), D("130"), "settle round r1"),
+        (staked, "stake", "r1", D("-30"), D("70"), "bet"),
+        (granted, "grant", None, D("100"), D("100"), "play-money chips"),
+    ]
+    assert all(m.created_at.tzinfo is not None for m in movements)
+
+
+# -- reconciliation ----------------------------------------------------------------
+
+
+def books(engine: sqlalchemy.Engine) -> None:
+    """Clean books: a settled round, an open one with money on it, a refund."""
+    for round_id, number in (("r1", 1), ("r2", 2)):
+        new_round(engine, round_id, number)
+    grant(engine, 1, "100", "g1")
+    grant(engine, 2, "100", "g2")
+    stake(engine, 1, "r1", "10", "s1")
+    stake(engine, 2, "r1", "10", "s2")
+    close(engine, "r1", {1: D("20")}, "close-r1")
+    stake(engine, 1, "r2", "15", "s3")
+    refund(engine, 1, "r2", "5", "f3")
+
+
+def execute(engine: sqlalchemy.Engine, sql: str) -> None:
+    with engine.begin() as conn:
+        conn.exec_driver_sql(sql)
+
+
+CORRUPTIONS: dict[str, tuple[Callable[[sqlalchemy.Engine], None], str]] = {
+    "cached balance": (
+        lambda e: execute(e, "UPDATE accounts SET balance = balance + 1 WHERE owner = '2'"),
+        r"account \d+ of user 2 has a cached balance of 90\.01 but its legs sum to 90\.00",
+    ),
+    "deleted leg": (
+        lambda e: execute(
+            e,
+            "DELETE FROM legs WHERE amount = -1000 AND account_id = "
+            "(SELECT id FROM accounts WHERE kind = 'player' AND owner = '2')",
+        ),
+        r"transaction \d+ \(stake\) has legs summing to 10\.00, not zero",
+    ),
+    "negative player": (
+        lambda e: execute(
+            e, "UPDATE accounts SET balance = -500 WHERE kind = 'player' AND owner = '1'"
+        ),
+        r"account \d+ of user 1 has a balance of -5\.00, below zero",
+    ),
+    "unbalanced sum": (
+        lambda e: execute(e, "UPDATE accounts SET balance = balance + 7 WHERE kind = 'house'"),
+        r"the balances of all accounts sum to 0\.07, not zero",
+    ),
+    "settled with money": (
+        lambda e: execute(e, "UPDATE rounds SET status = 'settled' WHERE id = 'r2'"),
+        r"round 'r2' is settled but its account still holds 10\.00",
+    ),
+    "open but closed in the books": (
+        lambda e: execute(e, "UPDATE rounds SET status = 'open' WHERE id = 'r1'"),
+        r"round 'r1' is open and its account holds 0\.00, but its net stakes are 20\.00",
+    ),
+    "missing round record": (
+        lambda e: execute(e, "DELETE FROM rounds WHERE id = 'r2'"),
+        r"account \d+ of round 'r2' has legs but no round record",
+    ),
+}
+
+
+def test_check_is_empty_on_clean_books(engine: sqlalchemy.Engine) -> None:
+    books(engine)
+    assert problems(engine) == []
+
+
+@pytest.mark.parametrize("corruption", list(CORRUPTIONS))
+def test_check_finds_corruption(engine: sqlalchemy.Engine, corruption: str) -> None:
+    books(engine)
+    corrupt, expected = CORRUPTIONS[corruption]
+    corrupt(engine)
+    found = problems(engine)
+    assert any(re.search(expected, problem) for problem in found), found
+
+
+# -- concurrency -------------------------------------------------------------------
+
+
+def run_threads(count: int, work: Callable[[int], None]) -> None:
+    """Run ``work(i)`` in ``count`` threads that start together."""
+    barrier = threading.Barrier(count)
+
+    def start(index: int) -> None:
+        barrier.wait()
+        work(index)
+
+    threads = [threading.Thread(target=start, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_concurrent_stakes_never_overdraw(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "100", "g1")
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def stakes(thread: int) -> None:
+        for attempt in range(5):
+            try:
+                stake(engine, 1, "r1", "10", f"s-{thread}-{attempt}")
+                outcome = "staked"
+            except InsufficientFunds:
+                outcome = "refused"
+            except Exception as error:  # anything else fails the test below
+                outcome = f"{type(error).__name__}: {error}"
+            with lock:
+                outcomes.append(outcome)
+
+    run_threads(8, stakes)
+    assert sorted(set(outcomes)) == ["refused", "staked"]
+    assert outcomes.count("staked") == 10
+    assert outcomes.count("refused") == 30
+    assert balance(engine, 1) == D("0")
+    with engine.connect() as conn:
+        assert ledger.round_stakes(conn, "r1") == {1: D("100")}
+    assert problems(engine) == []
+
+
+def test_concurrent_duplicates_move_money_once(engine: sqlalchemy.Engine) -> None:
+    new_round(engine, "r1")
+    grant(engine, 1, "100", "g1")
+    answers: list[object] = []
+    lock = threading.Lock()
+
+    def same_request(_: int) -> None:
+        try:
+            answer: object = stake(engine, 1, "r1", "10", "one-bet")
+        except Exception as error:
+            answer = f"{type(error).__name__}: {error}"
+        with lock:
+            answers.append(answer)
+
+    run_threads(8, same_request)
+    assert len(answers) == 8
+    assert len(set(answers)) == 1 and isinstance(answers[0], int), answers
+    assert balance(engine, 1) == D("90")
+    assert transaction_count(engine) == 2
+    assert problems(engine) == []
+
+
+# -- property: random play keeps the books balanced ----------------------------------
+
+USERS = (1, 2, 3)
+ROUNDS = ("r1", "r2", "r3")
+amounts = st.integers(min_value=1, max_value=5_000).map(ledger.from_units)
+multipliers = st.sampled_from([D("0"), D("1"), D("2"), D("2.5")])
+operations = st.one_of(
+    st.tuples(st.just("grant"), st.sampled_from(USERS), amounts),
+    st.tuples(st.just("stake"), st.sampled_from(USERS), st.sampled_from(ROUNDS), amounts),
+    st.tuples(st.just("refund"), st.sampled_from(USERS), st.sampled_from(ROUNDS), amounts),
+    st.tuples(st.just("settle"), st.sampled_from(ROUNDS), st.lists(multipliers, min_size=3)),
+    st.tuples(st.just("void"), st.sampled_from(ROUNDS)),
+)
+
+
+class Model:
+    """What the books should say, kept in plain Python."""
+
+    def __init__(self) -> None:
+        self.wallet = dict.fromkeys(USERS, D("0"))
+        self.table: dict[str, dict[int, Decimal]] = {r: {} for r in ROUNDS}
+        self.closed: set[str] = set()
+        self.house = D("0")
+        self.issued = D("0")
+
+
+def apply(engine: sqlalchemy.Engine, model: Model, step: int, operation: tuple[Any, ...]) -> None:
+    """Do one operation on the books and on the model; refusals must match."""
+    key = f"op-{step}"
+    kind = operation[0]
+    if kind == "grant":
+        _, user, amount = operation
+        grant(engine, user, str(amount), key)
+        model.wallet[user] += amount
+        model.issued += amount
+    elif kind in ("stake", "refund"):
+        _, user, round_id, amount = operation
+        on_table = model.table[round_id].get(user, D("0"))
+        refused: type[Exception] | None = None
+        if round_id in model.closed:
+            refused = LedgerError
+        elif (model.wallet[user] if kind == "stake" else on_table) < amount:
+            refused = InsufficientFunds
+        move = stake if kind == "stake" else refund
+        if refused is not None:
+            with pytest.raises(refused):
+                move(engine, user, round_id, str(amount), key)
+            return
+        move(engine, user, round_id, str(amount), key)
+        signed = amount if kind == "stake" else -amount
+        model.wallet[user] -= signed
+        model.table[round_id][user] = on_table + signed
+    else:
+        round_id = operation[1]
+        void = kind == "void"
+        stakes = {user: held for user, held in model.table[round_id].items() if held}
+        if void:
+            returns = dict(stakes)
+        else:
+            factors = operation[2]
+            returns = {
+                user: (held * factors[user - 1]).quantize(ledger.UNIT, rounding=ROUND_DOWN)
+                for user, held in stakes.items()
+            }
+        if round_id in model.closed:
+            with pytest.raises(LedgerError):
+                close(engine, round_id, returns, key, void=void)
+            return
+        close(engine, round_id, returns, key, void=void)
+        for user, paid in returns.items():
+            model.wallet[user] += paid
+        model.house += sum(stakes.values(), D("0")) - sum(returns.values(), D("0"))
+        model.table[round_id] = {}
+        model.closed.add(round_id)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(plays=st.lists(operations, max_size=25))
+def test_random_play_keeps_the_books_balanced(
+    engine: sqlalchemy.Engine, reset: Callable[[], None], plays: list[tuple[Any, ...]]
+) -> None:
+    reset()
+    for number, round_id in enumerate(ROUNDS, start=1):
+        new_round(engine, round_id, number)
+    model = Model()
+    for step, operation in enumerate(plays):
+        apply(engine, model, step, operation)
+    assert problems(engine) == []
+    with engine.connect() as conn:
+        assert {user: ledger.balance(conn, user) for user in USERS} == model.wallet
+        total = conn.execute(select(func.coalesce(func.sum(accounts.c.balance), 0))).scalar_one()
+        assert total == 0
+        house = conn.execute(
+            select(accounts.c.balance).where(accounts.c.kind == "house")
+        ).scalar_one_or_none()
+        assert ledger.from_units(house or 0) == model.house
+        for round_id in ROUNDS:
+            expected = {u: held for u, held in model.table[round_id].items() if held}
+            if round_id not in model.closed:
+                assert ledger.round_stakes(conn, round_id) == expected

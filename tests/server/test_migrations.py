@@ -1,0 +1,121 @@
+"""Migrations build exactly the schema of ``croupier.server.schema``; engines behave."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlalchemy
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from croupier.server import db
+from croupier.server.schema import metadata
+
+
+def reflected(engine: sqlalchemy.Engine) -> dict[str, set[str]]:
+    """Table name -> column names, as the database reports them."""
+    inspector = sqlalchemy.inspect(engine)
+    return {
+        table: {column["name"] for column in inspector.get_columns(table)}
+        for table in inspector.get_table_names()
+        if table != "alembic_version"
+    }
+
+
+def test_migrating_builds_the_schema_and_is_idempotent(fresh_db_url: str) -> None:
+    engine = db.connect(fresh_db_url)
+    try:
+        assert db.current_revision(engine) is None
+        assert reflected(engine) == {}
+        db.migrate(engine)
+        db.migrate(engine)
+        assert db.current_revision(engine) == db.head_revision() == "0001"
+        expected = {
+            name: {c.name for c in table.columns} for name, table in metadata.tables.items()
+        }
+        assert reflected(engine) == expected
+        with engine.connect() as conn:
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            assert compare_metadata(context, metadata) == []
+    finally:
+        engine.dispose()
+
+
+def test_downgrade_removes_everything_and_upgrade_rebuilds(fresh_db_url: str) -> None:
+    engine = db.connect(fresh_db_url)
+    try:
+        db.migrate(engine)
+        with engine.begin() as conn:
+            command.downgrade(db.alembic_config(conn), "base")
+        assert db.current_revision(engine) is None
+        assert reflected(engine) == {}
+        db.migrate(engine)
+        assert set(reflected(engine)) == set(metadata.tables)
+    finally:
+        engine.dispose()
+
+
+def test_migrations_need_a_connection() -> None:
+    with pytest.raises(RuntimeError, match=r"through croupier\.server\.db\.migrate"):
+        command.upgrade(db.alembic_config(), "head")
+
+
+@pytest.mark.parametrize(
+    ("url", "normalized"),
+    [
+        (None, "sqlite:///croupier.db"),
+        ("sqlite:///x.db", "sqlite:///x.db"),
+        ("sqlite://", "sqlite://"),
+        ("postgresql://u:p@h:5432/d", "postgresql+psycopg://u:p@h:5432/d"),
+        ("postgres://h/d", "postgresql+psycopg://h/d"),
+        ("postgresql+psycopg2://h/d", "postgresql+psycopg://h/d"),
+    ],
+)
+def test_normalize_url(url: str | None, normalized: str) -> None:
+    assert db.normalize_url(url) == normalized
+
+
+@pytest.mark.parametrize("url", ["mysql://h/d", "oracle+cx://h/d", "croupier.db"])
+def test_other_databases_are_refused(url: str) -> None:
+    with pytest.raises(ValueError, match="scheme"):
+        db.normalize_url(url)
+
+
+def test_sqlite_connections_are_configured(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    engine = db.connect(f"sqlite:///{path}")
+    try:
+        with engine.connect() as conn:
+            pragma = conn.exec_driver_sql
+            assert pragma("PRAGMA foreign_keys").scalar_one() == 1
+            assert pragma("PRAGMA journal_mode").scalar_one() == "wal"
+            assert pragma("PRAGMA busy_timeout").scalar_one() == 5000
+        # A transaction holds the write lock from its start (BEGIN IMMEDIATE), so
+        # another writer cannot even begin until it ends.
+        other = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            with engine.begin() as conn:
+                conn.exec_driver_sql("SELECT 1")
+                with pytest.raises(sqlite3.OperationalError, match="locked"):
+                    other.execute("BEGIN IMMEDIATE")
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_enforces_foreign_keys(tmp_path: Path) -> None:
+    engine = db.connect(f"sqlite:///{tmp_path / 'fk.db'}")
+    try:
+        db.migrate(engine)
+        with pytest.raises(sqlalchemy.exc.IntegrityError), engine.begin() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO legs (transaction_id, account_id, amount) VALUES (1, 1, 5)"
+            )
+    finally:
+        engine.dispose()

@@ -1,0 +1,208 @@
+"""Round records: creation, saving, recall and each player's balances."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import sqlalchemy
+from sqlalchemy import func, select
+
+from croupier.server import accounts, rounds_store
+from croupier.server.errors import InvalidAmount, NotFound, RoundError
+from croupier.server.schema import round_players
+
+T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
+RECORD: dict[str, Any] = {
+    "number": 1,
+    "bets": {"1": "10.00"},
+    "cards": ["AS", "KH"],
+    "inputs": [{"op": "deal", "seat": None}],
+}
+
+
+def create(
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    *,
+    table: str = "t1",
+    number: int = 1,
+    at: datetime = T0,
+    record: dict[str, Any] | None = None,
+) -> None:
+    rounds_store.create_round(
+        conn,
+        round_id=round_id,
+        table_id=table,
+        number=number,
+        rules_name="vegas-strip",
+        rules_version="2025.1",
+        record=RECORD if record is None else record,
+        now=at,
+    )
+
+
+def users(conn: sqlalchemy.Connection, *names: str) -> list[int]:
+    return [accounts.register(conn, name, "password1", now=T0) for name in names]
+
+
+def test_a_round_is_stored_and_loaded(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        create(conn, "t1-1")
+    with engine.connect() as conn:
+        loaded = rounds_store.load_round(conn, "t1-1")
+    assert loaded == rounds_store.RoundRow(
+        id="t1-1",
+        table_id="t1",
+        number=1,
+        rules_name="vegas-strip",
+        rules_version="2025.1",
+        status="open",
+        record=RECORD,
+        created_at=T0,
+        updated_at=T0,
+    )
+    assert loaded.created_at.tzinfo is not None
+
+
+def test_a_round_id_is_used_once(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        create(conn, "t1-1")
+    with engine.begin() as conn, pytest.raises(RoundError, match="'t1-1' already exists"):
+        create(conn, "t1-1", number=2)
+    with engine.connect() as conn:
+        assert rounds_store.load_round(conn, "t1-1").number == 1
+
+
+def test_missing_rounds_are_not_found(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        with pytest.raises(NotFound, match="round 'nope' does not exist"):
+            rounds_store.load_round(conn, "nope")
+        with pytest.raises(NotFound, match="'nope'"):
+            rounds_store.save_round(conn, "nope", record={}, status="open")
+
+
+def test_records_must_be_json(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        with pytest.raises(RoundError, match="not JSON"):
+            create(conn, "t1-1", record={"bet": Decimal("10")})
+        with pytest.raises(RoundError, match="not JSON"):
+            create(conn, "t1-1", record={"edge": float("nan")})
+        with pytest.raises(RoundError, match="round id '' must have 1 to 64 characters"):
+            create(conn, "")
+        assert rounds_store.open_rounds(conn) == []
+
+
+def test_saving_replaces_record_and_status(engine: sqlalchemy.Engine) -> None:
+    later = T0 + timedelta(minutes=3)
+    with engine.begin() as conn:
+        create(conn, "t1-1")
+        rounds_store.save_round(
+            conn, "t1-1", record={"step": 2, "dealer": ["TC"]}, status="open", now=later
+        )
+        saved = rounds_store.load_round(conn, "t1-1")
+        assert (saved.record, saved.status) == ({"step": 2, "dealer": ["TC"]}, "open")
+        assert (saved.created_at, saved.updated_at) == (T0, later)
+        rounds_store.save_round(conn, "t1-1", record={"done": True}, status="settled", now=later)
+        rounds_store.save_round(conn, "t1-1", record={"done": 1}, status="settled", now=later)
+        assert rounds_store.load_round(conn, "t1-1").record == {"done": 1}
+        with pytest.raises(RoundError, match="'t1-1' is settled and cannot become open"):
+            rounds_store.save_round(conn, "t1-1", record={}, status="open")
+        with pytest.raises(RoundError, match="status 'paused' must be one of open"):
+            rounds_store.save_round(conn, "t1-1", record={}, status="paused")
+        assert rounds_store.load_round(conn, "t1-1").status == "settled"
+
+
+def test_open_rounds_by_table(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        create(conn, "t2-1", table="t2", number=1)
+        create(conn, "t1-2", table="t1", number=2)
+        create(conn, "t1-1", table="t1", number=1)
+        create(conn, "t1-3", table="t1", number=3)
+        rounds_store.save_round(conn, "t1-1", record={}, status="settled")
+        rounds_store.save_round(conn, "t2-1", record={}, status="void")
+        create(conn, "t2-2", table="t2", number=2)
+    with engine.connect() as conn:
+        assert [r.id for r in rounds_store.open_rounds(conn)] == ["t1-2", "t1-3", "t2-2"]
+        assert [r.id for r in rounds_store.open_rounds(conn, "t1")] == ["t1-2", "t1-3"]
+        assert rounds_store.open_rounds(conn, "t9") == []
+        last = rounds_store.last_round(conn, "t1")
+        assert last is not None and last.id == "t1-3"
+        last = rounds_store.last_round(conn, "t2")
+        assert last is not None and (last.id, last.status) == ("t2-2", "open")
+        assert rounds_store.last_round(conn, "t9") is None
+
+
+def test_players_join_once_and_finish(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        alice, bob = users(conn, "alice", "bob")
+        create(conn, "t1-1")
+        rounds_store.join_round(conn, "t1-1", alice, Decimal("100.25"))
+        rounds_store.join_round(conn, "t1-1", alice, Decimal("999"))  # does nothing
+        rounds_store.join_round(conn, "t1-1", bob, Decimal("0"))
+        rounds_store.finish_round_player(conn, "t1-1", alice, Decimal("120.25"))
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(round_players.c.user_id, round_players.c.balance_before)
+            .where(round_players.c.round_id == "t1-1")
+            .order_by(round_players.c.user_id)
+        ).all()
+        assert [tuple(row) for row in rows] == [(alice, 10_025), (bob, 0)]
+        (played,) = rounds_store.player_rounds(conn, alice)
+        assert (played[0].id, played[1], played[2]) == (
+            "t1-1",
+            Decimal("100.25"),
+            Decimal("120.25"),
+        )
+        assert rounds_store.player_rounds(conn, bob)[0][1:] == (Decimal("0.00"), None)
+        assert rounds_store.round_balances(conn, "t1-1", alice) == (
+            Decimal("100.25"),
+            Decimal("120.25"),
+        )
+        assert rounds_store.round_balances(conn, "t1-1", bob) == (Decimal("0"), None)
+        assert rounds_store.round_balances(conn, "t1-1", 999) is None
+        assert rounds_store.round_balances(conn, "nope", alice) is None
+
+
+def test_joining_and_finishing_need_a_round_and_a_player(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        (alice,) = users(conn, "alice")
+        create(conn, "t1-1")
+        with pytest.raises(NotFound, match="round 'nope'"):
+            rounds_store.join_round(conn, "nope", alice, Decimal("1"))
+        with pytest.raises(NotFound, match="user 999"):
+            rounds_store.join_round(conn, "t1-1", 999, Decimal("1"))
+        with pytest.raises(NotFound, match=f"user {alice} did not join round 't1-1'"):
+            rounds_store.finish_round_player(conn, "t1-1", alice, Decimal("1"))
+        with pytest.raises(InvalidAmount, match="whole number of units"):
+            rounds_store.join_round(conn, "t1-1", alice, Decimal("1.001"))
+        with pytest.raises(InvalidAmount, match="balance before -1 is negative"):
+            rounds_store.join_round(conn, "t1-1", alice, Decimal("-1"))
+        count = conn.execute(select(func.count()).select_from(round_players)).scalar_one()
+        assert count == 0
+
+
+def test_player_rounds_newest_first(engine: sqlalchemy.Engine) -> None:
+    with engine.begin() as conn:
+        alice, bob = users(conn, "alice", "bob")
+        for number in range(1, 6):
+            round_id = f"t1-{number}"
+            create(conn, round_id, number=number, at=T0 + timedelta(minutes=number))
+            rounds_store.join_round(conn, round_id, alice, Decimal(number))
+            if number % 2:
+                rounds_store.join_round(conn, round_id, bob, Decimal("7"))
+    with engine.connect() as conn:
+        latest = rounds_store.player_rounds(conn, alice, limit=3)
+        assert [(r.id, before) for r, before, _ in latest] == [
+            ("t1-5", Decimal("5.00")),
+            ("t1-4", Decimal("4.00")),
+            ("t1-3", Decimal("3.00")),
+        ]
+        assert [r.id for r, _, _ in rounds_store.player_rounds(conn, bob)] == [
+            "t1-5",
+            "t1-3",
+            "t1-1",
+        ]
+        assert rounds_store.player_rounds(conn, 999) == []

@@ -1,0 +1,179 @@
+"""A table at the server: rounds on known cards, their money, their clocks, recovery."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+import sqlalchemy
+
+from croupier.errors import BetError, IllegalActionError
+from croupier.round import Phase
+from croupier.server import rounds_store
+from croupier.server.errors import InsufficientFunds
+from croupier.server.runtime import ActionRefused, TableRuntime
+from tests.server.tables import balance, books, make_users, table
+
+
+def test_two_players_on_one_box_and_a_standing_player_declining_a_split(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 1.26 (the box's decisions are its seated player's), 3.21 (a split), and a
+    standing player who does not follow it keeps his bet on the first hand."""
+    ids = make_users(engine, "ann", "bob")
+    # No hole card (rws-v5): ann's 8, the up card 6, ann's 8; then the split hands'
+    # cards K and 9, then the dealer's Q and J (bust).
+    runtime = table(engine, ids, "rws-v5", "8S 6D 8H KC 9C QD JD")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.apply("bet", "bob", {"box": 1, "amount": "50"}, now=2)
+    assert balance(engine, ids["ann"]) == Decimal("900.00")
+    assert balance(engine, ids["bob"]) == Decimal("950.00")
+    assert runtime.tick(now=2 + runtime.config.betting_seconds) is not None  # no more bets
+    # RWS v5 3.16: surrender is offered first (not against an Ace); ann declines.
+    runtime.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=19)
+    with pytest.raises(IllegalActionError):
+        runtime.apply("split", "bob", {}, now=20)  # nobody acts for another player
+    runtime.apply("split", "ann", {}, now=21)
+    offers = runtime.view("bob")["offers"]
+    assert [(o["kind"], o["player"]) for o in offers] == [("follow-split", "bob")]
+    runtime.apply("decline", "bob", {"box": 1, "kind": "follow-split"}, now=22)
+    runtime.apply("stand", "ann", {}, now=23)
+    outcome = runtime.apply("stand", "ann", {}, now=24)
+    assert outcome.over and runtime.round.phase is Phase.SETTLED
+    assert balance(engine, ids["ann"]) == Decimal("1200.00")
+    assert balance(engine, ids["bob"]) == Decimal("1050.00")
+    assert books(engine) == []
+
+
+def test_a_bet_the_balance_cannot_cover_changes_nothing(engine: sqlalchemy.Engine) -> None:
+    ids = make_users(engine, "ann", chips="40.00")
+    runtime = table(engine, ids, "rws-v5")
+    before = json.dumps(runtime.record)
+    with pytest.raises(InsufficientFunds, match=r"40\.00"):
+        runtime.apply("bet", "ann", {"box": 1, "amount": "50"}, now=1)
+    assert json.dumps(runtime.record) == before
+    assert runtime.round.placed_bets == ()
+    assert balance(engine, ids["ann"]) == Decimal("40.00")
+    with pytest.raises(BetError, match="maximum"):
+        runtime.apply("bet", "ann", {"box": 1, "amount": "5000.01"}, now=1)  # rws-v5: 5000
+    assert runtime.round.placed_bets == () and books(engine) == []
+
+
+def test_a_retried_request_does_nothing_twice(engine: sqlalchemy.Engine) -> None:
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5")
+    first = runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1, key="k-1")
+    again = runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=2, key="k-1")
+    assert not first.retried and again.retried and again.seq == first.seq
+    assert balance(engine, ids["ann"]) == Decimal("900.00")
+    assert len(runtime.round.placed_bets) == 1
+
+
+def test_the_decision_timer_plays_the_hand_by_the_walk_away_rule(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.3: a hand whose player does not act draws to 12 or more, then stands."""
+    ids = make_users(engine, "ann")
+    # ann 2, up 9, ann 3 (5); the timer draws 4 (9), 2 (11), 5 (16) and stands; dealer K.
+    runtime = table(engine, ids, "rws-v5", "2S 9D 3H 4C 2C 5D KS 8S", decision_seconds=5.0)
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.tick(now=100)
+    offer = runtime.view("ann")
+    assert offer["offers"][0]["kind"] == "surrender" and offer["deadline"]["kind"] == "offer"
+    runtime.tick(now=offer["deadline"]["at"])  # an offer not answered in time is declined
+    view = runtime.view("ann")
+    assert view["offers"] == [] and view["turn"] == {"box": 1, "hand": 1, "yours": True}
+    assert view["deadline"]["kind"] == "decision"  # shown to the player beforehand
+    assert view["timeout_rule"].startswith("draw to 12")
+    assert runtime.tick(now=view["deadline"]["at"] - 0.1) is None
+    runtime.tick(now=view["deadline"]["at"])
+    hand = runtime.round.boxes[0].hands[0]
+    assert [str(card) for card in hand.cards] == ["2S", "3H", "4C", "2C", "5D"]  # 16: stands
+    assert runtime.round.phase is Phase.SETTLED
+    assert books(engine) == []
+
+
+def test_a_watcher_never_sees_the_hole_card(engine: sqlalchemy.Engine) -> None:
+    """online-8deck deals a hole card (peek); it stays on the server until revealed."""
+    ids = make_users(engine, "ann")
+    # hole card first (online-8deck): ann 9, hole QS, ann 7, up 5.
+    runtime = table(engine, ids, "online-8deck", "9C QS 7D 5H 8C 9H")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1)
+    outcome = runtime.tick(now=100)
+    assert outcome is not None
+    watcher = runtime.view(None)
+    assert watcher["dealer"]["cards"] == ["5H"] and watcher["dealer"]["hole_card"] is None
+    assert "QS" not in json.dumps(watcher)
+    from croupier.server.runtime import public_events
+
+    shown = json.dumps(public_events(outcome.events))
+    assert "QS" not in shown and '"card": null' in shown
+    assert "QS" in json.dumps(public_events(outcome.events, dealer=True))  # the dealer knows
+    runtime.apply("stand", "ann", {}, now=101)
+    assert runtime.round.phase is Phase.SETTLED
+    assert "QS" in json.dumps(runtime.view(None))  # revealed at the end
+
+
+def test_a_round_killed_mid_play_comes_back_and_is_settled_or_voided(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.4: after a failure the round continues if an outcome is established,
+    else it is void and every stake returned."""
+    ids = make_users(engine, "ann", "bob")
+    runtime = table(engine, ids, "rws-v5", "8S 7C 6D 8H 9C QD JD")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.apply("bet", "bob", {"box": 2, "amount": "30"}, now=1)
+    runtime.tick(now=100)
+    assert runtime.round.phase is Phase.OFFERS  # surrender offered (RWS v5 3.16)
+    record = runtime.record
+    del runtime  # the process dies: nothing but the database is left
+    back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
+    assert back.number == record["number"] + 1  # the next round is open
+    with engine.begin() as conn:
+        row = rounds_store.load_round(conn, record["round_id"])
+    assert row.status == "void"  # no outcome was established yet: void (5.4.2)
+    assert balance(engine, ids["ann"]) == Decimal("1000.00")
+    assert balance(engine, ids["bob"]) == Decimal("1000.00")
+    assert books(engine) == []
+
+
+def test_only_the_box_holder_opens_a_reserved_box(engine: sqlalchemy.Engine) -> None:
+    ids = make_users(engine, "ann", "bob")
+    runtime = table(engine, ids, "rws-v5")
+    runtime.take_box("ann", 3)
+    with pytest.raises(ActionRefused, match="taken by ann"):
+        runtime.apply("bet", "bob", {"box": 3, "amount": "50"}, now=1)
+    runtime.apply("bet", "ann", {"box": 3, "amount": "50"}, now=1)
+    runtime.apply("bet", "bob", {"box": 3, "amount": "50"}, now=1)  # behind ann
+    assert runtime.round.seated_player(3) == "ann"
+    runtime.disconnected("ann", now=2)
+    runtime.tick(now=2 + runtime.config.grace_seconds - 1)
+    assert "3" in runtime.view(None)["seats"]
+
+
+def test_a_round_with_an_outcome_established_continues_after_a_restart(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.4: ann's surrender settled at interim settlement is an outcome, so after
+    the failure the round goes on, and bob's hand is played to its end."""
+    ids = make_users(engine, "ann", "bob")
+    # box 1 ann 8S 8H (16), box 2 bob 7C 9C (16), up 10D; then bob's draw 4S (20); the
+    # dealer's 7S (17).
+    runtime = table(engine, ids, "rws-v5", "8S 7C 10D 8H 9C 4S 7S")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.apply("bet", "bob", {"box": 2, "amount": "30"}, now=1)
+    runtime.tick(now=100)
+    runtime.apply("surrender", "ann", {"box": 1}, now=101)
+    runtime.apply("decline", "bob", {"box": 2, "kind": "surrender"}, now=102)
+    round_id = runtime.round_id
+    del runtime
+    back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
+    assert back.round_id == round_id and back.round.phase is Phase.PLAYER_TURNS
+    assert back.record["inputs"][-1]["op"] == "interrupt"
+    back.apply("hit", "bob", {}, now=201)
+    back.apply("stand", "bob", {}, now=202)
+    assert back.round.phase is Phase.SETTLED
+    assert balance(engine, ids["ann"]) == Decimal("950.00")  # half back
+    assert balance(engine, ids["bob"]) == Decimal("1030.00")  # 20 against 17
+    assert books(engine) == []
