@@ -86,7 +86,8 @@ def run(name: str, rounds: int, workers: int, seed: int) -> bool:
     print(
         f"| {name} | {tally.rounds:,} | {percent(exact)} | "
         f"{percent(tally.mean)} ± {100 * tally.standard_error:.4f}% | {z:+.2f} | "
-        f"{evaluated.sd:.4f} | {tally.standard_deviation:.4f} | {tally.rounds / elapsed:,.0f} | {'yes' if agrees else 'no'} |",
+        f"{evaluated.sd:.4f} | {tally.standard_deviation:.4f} | "
+        f"{tally.rounds / elapsed:,.0f} | {'yes' if agrees else 'no'} |",
         flush=True,
     )
     return agrees

@@ -132,13 +132,14 @@ def apply_input(
     if op == "follow":
         return game.follow(_player(player, op), _box(args, op) or 0)
     if op == "decline":
-        kind = args.get("kind")
-        if kind is not None:
+        kind_text = args.get("kind")
+        kind: OfferKind | None = None
+        if kind_text is not None:
             try:
-                kind = OfferKind(kind)
+                kind = OfferKind(str(kind_text))
             except ValueError:
                 raise InputError(
-                    f"decline: unknown offer {kind!r}; expected one of "
+                    f"decline: unknown offer {kind_text!r}; expected one of "
                     f"{', '.join(k.value for k in OfferKind)}"
                 ) from None
         return game.decline(_player(player, op), _box(args, op) or 0, kind)

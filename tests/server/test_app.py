@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -70,7 +70,7 @@ def receive_until(socket: WebSocketTestSession, kind: str, **fields: Any) -> dic
     raise AssertionError(f"no {kind} message")
 
 
-def seat(client: TestClient, table: str, token: str) -> Iterator[WebSocketTestSession]:
+def seat(client: TestClient, table: str, token: str) -> Generator[WebSocketTestSession, None, None]:
     with client.websocket_connect(f"/ws/tables/{table}") as socket:
         receive_until(socket, "welcome")
         socket.send_json({"type": "auth", "token": token})
@@ -130,7 +130,7 @@ def test_every_bad_message_gets_a_clear_error_and_changes_nothing(
                 ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "1e3"}}', "invalid"),
                 ('{"type": "action", "op": "fly", "args": {}}', "invalid"),
                 ('{"type": "action", "op": "bet", "args": {"box": 1}, "x": 1}', "invalid"),
-                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "9000"}}', "illegal"),
+                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "9000"}}', "illegal"),  # noqa: E501
                 ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "2000"}}', "insufficient_funds"),  # noqa: E501
                 ('{"type": "action", "op": "hit", "args": {}}', "illegal"),
                 ('{"type": "action", "op": "void", "args": {"reason": "x"}}', "forbidden"),

@@ -172,8 +172,8 @@ def test_a_round_with_an_outcome_established_continues_after_a_restart(
     assert back.round_id == round_id and back.round.phase is Phase.PLAYER_TURNS
     assert back.record["inputs"][-1]["op"] == "interrupt"
     back.apply("hit", "bob", {}, now=201)
-    back.apply("stand", "bob", {}, now=202)
-    assert back.round.phase is Phase.SETTLED
+    outcome = back.apply("stand", "bob", {}, now=202)
+    assert outcome.over and back.round.phase.value == "settled"
     assert balance(engine, ids["ann"]) == Decimal("950.00")  # half back
     assert balance(engine, ids["bob"]) == Decimal("1030.00")  # 20 against 17
     assert books(engine) == []

@@ -99,10 +99,10 @@ def distributions(
                     sums[outcome, size, lane] += weight * products[node, lane]
         for lane in range(width):
             for outcome in range(7):
-                total = 0.0
+                chance = 0.0
                 for size in range(1, deepest + 1):
-                    total += sums[outcome, size, lane] * inverse[size, lane]
-                out[start + lane, outcome] = total
+                    chance += sums[outcome, size, lane] * inverse[size, lane]
+                out[start + lane, outcome] = chance
 
 
 @numba.njit(cache=True, nogil=True)

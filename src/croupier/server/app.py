@@ -58,6 +58,7 @@ from croupier.server.runtime import (
     TableRuntime,
     public_events,
 )
+from croupier.server.schema import users
 from croupier.server.tables import default_tables, table_summary
 
 __all__ = ["Settings", "create_app"]
@@ -207,14 +208,12 @@ class Hub:
         """A user's id from his name (cached)."""
         if name not in self._ids:
             with self.engine.connect() as conn:
-                row = conn.execute(
-                    sa.select(sa.column("id"))
-                    .select_from(sa.table("users"))
-                    .where(sa.column("name") == name)
-                ).one_or_none()
-            if row is None:
+                found = conn.execute(
+                    sa.select(users.c.id).where(users.c.name == name)
+                ).scalar_one_or_none()
+            if found is None:
                 raise NotFound(f"no user named {name!r}")
-            self._ids[name] = int(row[0])
+            self._ids[name] = int(found)
         return self._ids[name]
 
     def now(self) -> float:
@@ -412,7 +411,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return runtime.view(None)
 
     @app.get("/api/rounds", responses=_ERRORS)
-    def my_rounds(user: CurrentUser, limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[RoundOut]:
+    def my_rounds(
+        user: CurrentUser, limit: Annotated[int, Query(ge=1, le=100)] = 10
+    ) -> list[RoundOut]:
         """The user's last rounds, newest first."""
         with engine.begin() as conn:
             rows = rounds_store.player_rounds(conn, user[0].id, limit)
@@ -504,21 +505,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if isinstance(message, Auth):
             try:
                 with engine.begin() as conn:
-                    user = accounts.authenticate(conn, message.token, now=_utc(now))
+                    signed = accounts.authenticate(conn, message.token, now=_utc(now))
             except SessionExpired as problem:
                 await error(connection, "session_expired", str(problem))
                 return
-            connection.user = user
-            hub._ids[user.name] = user.id
-            runtime.reconnected(user.name)
-            dealer = user.role in ("dealer", "admin")
+            connection.user = signed
+            hub._ids[signed.name] = signed.id
+            runtime.reconnected(signed.name)
+            dealer = signed.role in ("dealer", "admin")
             await hub.send(
                 connection,
                 {
                     "type": "welcome",
                     "table": runtime.config.id,
-                    "you": user.name,
-                    "state": runtime.view(user.name, dealer=dealer),
+                    "you": signed.name,
+                    "state": runtime.view(signed.name, dealer=dealer),
                 },
             )
             await hub.send_balance(connection)
