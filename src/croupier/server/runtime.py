@@ -445,6 +445,9 @@ class TableRuntime:
         over = game.phase in _OVER
         status = "open" if not over else ("void" if game.phase is Phase.VOID else "settled")
         staked = game.staked_by_player()
+        # Names to ids first: a lookup inside the write transaction would wait on itself.
+        ids = {name: self.users(name) for name in staked}
+        ids.update((result.player, self.users(result.player)) for result in game.results)
         with self.engine.begin() as conn:
             if not record.get("stored"):
                 record["stored"] = True
@@ -459,7 +462,7 @@ class TableRuntime:
                 )
             on_table = ledger.round_stakes(conn, round_id)
             for name, amount in sorted(staked.items()):
-                user = self.users(name)
+                user = ids[name]
                 delta = amount - on_table.get(user, Decimal(0))
                 if delta > 0:
                     rounds_store.join_round(conn, round_id, user, ledger.balance(conn, user))
@@ -484,7 +487,7 @@ class TableRuntime:
             if over:
                 returns: dict[int, Decimal] = {}
                 for result in game.results:
-                    user = self.users(result.player)
+                    user = ids[result.player]
                     returns[user] = returns.get(user, Decimal(0)) + result.stake + result.net
                 ledger.close_round(
                     conn,
@@ -616,6 +619,8 @@ class TableRuntime:
             "round": self.round_id,
             "number": self.number,
             "phase": game.phase.value,
+            "minimum_bet": str(self.rules.minimum_bet),
+            "maximum_bet": str(self.rules.maximum_bet),
             "dealer": {
                 "cards": [str(card) for card in visible],
                 "total": hand_total(visible).total if visible else 0,

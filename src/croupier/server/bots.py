@@ -1,0 +1,174 @@
+"""Bot players: real clients of a running server, for load tests and crash tests.
+
+A bot signs up over HTTP, joins a table over a WebSocket and plays: it bets the
+table minimum on its own box, declines every offer, and hits below 17.  It records
+the time from each decision it sends to the event that answers it.  A bot whose
+connection drops (the server was killed) reconnects until told to stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+import websockets
+from websockets.exceptions import WebSocketException
+
+__all__ = ["BotStats", "run_bot", "sign_up"]
+
+PASSWORD = "bot-password-1"
+
+
+@dataclass
+class BotStats:
+    """What bots did: actions sent and answered, latencies (seconds), reconnections."""
+
+    actions: int = 0
+    errors: int = 0
+    rounds: int = 0
+    reconnects: int = 0
+    latencies: list[float] = field(default_factory=list)
+    error_codes: dict[str, int] = field(default_factory=dict)
+    last_errors: list[str] = field(default_factory=list)
+
+
+def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer: dict[str, Any] = json.loads(response.read())
+        return answer
+
+
+def sign_up(base: str, name: str) -> str:
+    """Register ``name`` (if new) and log in; the session token."""
+    try:
+        _post(f"{base}/api/accounts", {"name": name, "password": PASSWORD})
+    except urllib.error.HTTPError as error:
+        if error.code != 400:  # 400: the name is taken, from an earlier run
+            raise
+    return str(_post(f"{base}/api/sessions", {"name": name, "password": PASSWORD})["token"])
+
+
+async def run_bot(
+    base: str,
+    name: str,
+    table: str,
+    box: int,
+    stop: asyncio.Event,
+    stats: BotStats,
+    *,
+    think: float = 0.0,
+) -> None:
+    """Play at ``table`` on ``box`` until ``stop`` is set, reconnecting after failures."""
+    token: str | None = None
+    while not stop.is_set():
+        try:
+            if token is None:
+                token = await asyncio.to_thread(sign_up, base, name)
+            await _play(base, token, name, table, box, stop, stats, think)
+        except (OSError, WebSocketException, urllib.error.URLError):
+            stats.reconnects += 1
+            token = None
+            await asyncio.sleep(0.2)
+
+
+async def _play(
+    base: str,
+    token: str,
+    name: str,
+    table: str,
+    box: int,
+    stop: asyncio.Event,
+    stats: BotStats,
+    think: float,
+) -> None:
+    url = base.replace("http", "ws", 1) + f"/ws/tables/{table}"
+    async with websockets.connect(url, max_size=2**20) as socket:
+        await socket.send(json.dumps({"type": "auth", "token": token}))
+        sent: dict[str, float] = {}
+        counter = 0
+        acted: str | None = None
+        pending: str | None = None  # an action sent and not yet answered
+        last_round = None
+        while not stop.is_set():
+            try:
+                text = await asyncio.wait_for(socket.recv(), timeout=0.5)
+            except TimeoutError:
+                continue
+            message = json.loads(text)
+            kind = message["type"]
+            if kind == "events" and sent:
+                now = time.perf_counter()
+                stats.latencies.extend(now - at for at in sent.values())
+                sent.clear()
+            if kind in ("ack", "error") and message.get("key") == pending:
+                pending = None
+            if kind == "error":
+                stats.errors += 1
+                code = str(message.get("code"))
+                stats.error_codes[code] = stats.error_codes.get(code, 0) + 1
+                stats.last_errors = [*stats.last_errors[-9:], str(message.get("message"))]
+                sent.pop(str(message.get("key")), None)
+                acted = None
+                continue
+            if kind not in ("state", "welcome"):
+                continue
+            state = message["state"]
+            if state["round"] != last_round and state["phase"] in ("settled", "void"):
+                last_round = state["round"]
+                stats.rounds += 1
+            action = _choose(state, name, box)
+            if action is None or pending is not None:
+                continue
+            # One action per decision point: the same table state is not answered twice.
+            point = json.dumps(
+                [state["round"], state["phase"], state["turn"], state["boxes"], state["offers"],
+                 state["bets"]]
+            )  # fmt: skip
+            if point == acted:
+                continue
+            acted = point
+            if think:
+                await asyncio.sleep(think)
+            counter += 1
+            key = f"{name}-{counter}"
+            pending = key
+            sent[key] = time.perf_counter()
+            stats.actions += 1
+            op, args = action
+            await socket.send(json.dumps({"type": "action", "op": op, "args": args, "key": key}))
+
+
+def _choose(state: dict[str, Any], name: str, box: int) -> tuple[str, dict[str, Any]] | None:
+    """The bot's next action, or ``None`` when it has nothing to do."""
+    phase = state["phase"]
+    if phase == "betting":
+        if any(bet["player"] == name for bet in state["bets"]):
+            return None
+        seats = state["seats"]
+        if seats.get(str(box)) not in (None, name):
+            return None
+        return "bet", {"box": box, "amount": state.get("minimum_bet", "25")}
+    for offer in state["offers"]:
+        if offer["player"] == name:
+            return "decline", {"box": offer["box"], "kind": offer["kind"]}
+    if state["turn"] and state["turn"]["yours"] and state["legal_actions"]:
+        box_number, hand_number = state["turn"]["box"], state["turn"]["hand"]
+        for placed in state["boxes"]:
+            if placed["box"] != box_number:
+                continue
+            for hand in placed["hands"]:
+                if hand["hand"] == hand_number:
+                    hit = hand["total"] < 17 and "hit" in state["legal_actions"]
+                    return ("hit" if hit else "stand"), {}
+    return None
