@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 import sqlalchemy
 
-from croupier.errors import BetError, IllegalActionError
+from croupier.errors import BetError, CardError, IllegalActionError
 from croupier.round import Phase
 from croupier.server import rounds_store
 from croupier.server.errors import InsufficientFunds
@@ -177,3 +177,37 @@ def test_a_round_with_an_outcome_established_continues_after_a_restart(
     assert balance(engine, ids["ann"]) == Decimal("950.00")  # half back
     assert balance(engine, ids["bob"]) == Decimal("1030.00")  # 20 against 17
     assert books(engine) == []
+
+
+def test_a_dealer_console_enters_cards_and_voids_a_round_with_its_reason(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A physical-shoe table: the engine takes the dealer's cards one by one, checks them,
+    and a void returns every stake (RWS v5 5.17); a card that is not a card changes nothing."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", dealt="dealer")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.tick(now=100)
+    assert runtime.view("ann")["awaiting_card"] and runtime.deadline is None
+    runtime.apply("card", None, {"card": "9S"}, now=101)
+    with pytest.raises(CardError, match="unknown card 'ZZ'"):
+        runtime.apply("card", None, {"card": "ZZ"}, now=102)
+    assert [str(c) for c in runtime.round.boxes[0].hands[0].cards] == ["9S"]
+    runtime.apply("card", None, {"card": "KD"}, now=103)
+    assert runtime.view(None)["dealer"]["cards"] == ["KD"]
+    runtime.apply("void", None, {"reason": "dealing error: two cards stuck"}, now=104)
+    assert runtime.round.phase is Phase.VOID
+    assert runtime.view(None)["void_reason"] == "dealing error: two cards stuck"
+    assert balance(engine, ids["ann"]) == Decimal("1000.00")
+    assert books(engine) == []
+
+
+def test_a_joker_in_the_shoe_voids_the_round(engine: sqlalchemy.Engine) -> None:
+    """RWS v5 5.5.1: a card found that is not part of the set voids the round."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", dealt="dealer")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.tick(now=100)
+    runtime.apply("card", None, {"card": "JK"}, now=101)
+    assert runtime.round.phase is Phase.VOID and "5.5" in str(runtime.round.void_reason)
+    assert balance(engine, ids["ann"]) == Decimal("1000.00") and books(engine) == []

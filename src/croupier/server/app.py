@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from croupier.errors import CroupierError
 from croupier.server import accounts, ledger, rounds_store
@@ -85,10 +86,17 @@ class Settings:
 
 
 class Credentials(BaseModel):
-    """A user name and password."""
+    """A user name and password, to log in."""
 
     name: str = Field(min_length=1, max_length=40, examples=["ann"])
     password: str = Field(min_length=1, max_length=1024, examples=["correct horse battery"])
+
+
+class Registration(BaseModel):
+    """A new account's name (3 to 40 of A-Z a-z 0-9 _ . -) and password (8 or more)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{3,40}$", examples=["ann"])
+    password: str = Field(min_length=8, max_length=1024, examples=["correct horse battery"])
 
 
 class AccountOut(BaseModel):
@@ -321,6 +329,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=error.status, content={"error": error.code, "message": error.message}
         )
 
+    @app.exception_handler(StarletteHTTPException)
+    async def starlette_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        # A body that is not even text, an unknown path: the same error shape as ours.
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(
+            error.status_code, "error"
+        )
+        return JSONResponse(
+            status_code=error.status_code,
+            content={"error": code, "message": str(error.detail)},
+            headers=getattr(error, "headers", None),
+        )
+
     def account_out(user: accounts.User) -> AccountOut:
         with engine.begin() as conn:
             amount = ledger.balance(conn, user.id)
@@ -331,8 +351,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The server is up."""
         return {"status": "ok"}
 
-    @app.post("/api/accounts", status_code=201, responses={400: {"model": ErrorOut}})
-    def register(credentials: Credentials) -> AccountOut:
+    @app.post(
+        "/api/accounts",
+        status_code=201,
+        responses={400: {"model": ErrorOut}, 409: {"model": ErrorOut}},
+    )
+    def register(credentials: Registration) -> AccountOut:
         """Open an account (play-money chips to start with, where the server gives them)."""
         try:
             with engine.begin() as conn:
@@ -345,7 +369,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         settings.play_money,
                         idempotency_key=f"welcome:{user_id}",
                     )
-        except (InvalidCredentials, NameTaken) as error:
+        except NameTaken as error:
+            raise HttpError(409, "name_taken", str(error)) from None
+        except InvalidCredentials as error:
             raise HttpError(400, "invalid_account", str(error)) from None
         return account_out(accounts.User(id=user_id, name=credentials.name, role="player"))
 
@@ -362,7 +388,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HttpError(401, "login_failed", str(error)) from None
         return SessionOut(token=token, idle_timeout_seconds=int(accounts.IDLE.total_seconds()))
 
-    @app.delete("/api/sessions", status_code=204, responses=_ERRORS)
+    @app.delete("/api/sessions/current", status_code=204, responses=_ERRORS)
     def sign_out(user: CurrentUser) -> Response:
         """Log out."""
         with engine.begin() as conn:

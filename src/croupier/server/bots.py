@@ -54,7 +54,7 @@ def sign_up(base: str, name: str) -> str:
     try:
         _post(f"{base}/api/accounts", {"name": name, "password": PASSWORD})
     except urllib.error.HTTPError as error:
-        if error.code != 400:  # 400: the name is taken, from an earlier run
+        if error.code != 409:  # 409: the name is taken, from an earlier run
             raise
     return str(_post(f"{base}/api/sessions", {"name": name, "password": PASSWORD})["token"])
 
