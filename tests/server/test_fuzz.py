@@ -94,7 +94,7 @@ def test_generated_messages_to_a_live_table_never_break_it_or_move_money(
             for text in texts:
                 socket.send_text(text)
                 socket.send_json({"type": "ping"})
-                answers = []
+                answers: list[dict[str, Any]] = []
                 while not answers or answers[-1]["type"] != "pong":
                     answers.append(socket.receive_json())
                 for answer in answers:

@@ -68,9 +68,14 @@ async def run_bot(
     stats: BotStats,
     *,
     think: float = 0.0,
+    token: str | None = None,
 ) -> None:
-    """Play at ``table`` on ``box`` until ``stop`` is set, reconnecting after failures."""
-    token: str | None = None
+    """Play at ``table`` on ``box`` until ``stop`` is set, reconnecting after failures.
+
+    ``think`` is the pause before each action; ``token`` a session to use (else the
+    bot signs up and logs in, and again after each reconnection).
+    """
+    given = token
     while not stop.is_set():
         try:
             if token is None:
@@ -78,7 +83,7 @@ async def run_bot(
             await _play(base, token, name, table, box, stop, stats, think)
         except (OSError, WebSocketException, urllib.error.URLError):
             stats.reconnects += 1
-            token = None
+            token = given
             await asyncio.sleep(0.2)
 
 
