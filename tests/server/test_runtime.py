@@ -211,3 +211,19 @@ def test_a_joker_in_the_shoe_voids_the_round(engine: sqlalchemy.Engine) -> None:
     runtime.apply("card", None, {"card": "JK"}, now=101)
     assert runtime.round.phase is Phase.VOID and "5.5" in str(runtime.round.void_reason)
     assert balance(engine, ids["ann"]) == Decimal("1000.00") and books(engine) == []
+
+
+def test_a_withdrawn_bet_comes_back_to_the_balance(engine: sqlalchemy.Engine) -> None:
+    """RWS v5 5.8: bets may be withdrawn until "No more bets"; the money comes back."""
+    ids = make_users(engine, "ann", "bob")
+    runtime = table(engine, ids, "rws-v5")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.apply("bet", "bob", {"box": 2, "amount": "60"}, now=1)
+    runtime.apply("withdraw", "ann", {"box": 1}, now=2)
+    assert balance(engine, ids["ann"]) == Decimal("1000.00")
+    assert balance(engine, ids["bob"]) == Decimal("940.00")
+    assert books(engine) == []
+    with engine.begin() as conn:
+        from croupier.server import ledger
+
+        assert ledger.round_stakes(conn, runtime.round_id) == {ids["bob"]: Decimal("60.00")}

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 import sqlalchemy as sa
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnected
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -228,30 +229,49 @@ class Hub:
         return self.settings.clock()
 
     async def send(self, connection: Connection, message: dict[str, Any]) -> None:
+        await self.send_text(connection, json.dumps(message))
+
+    async def send_text(self, connection: Connection, text: str) -> None:
         try:
-            await connection.socket.send_text(json.dumps(message))
+            await connection.socket.send_text(text)
         except Exception:  # a socket closing under us: its handler cleans up
             return
 
     async def broadcast(self, table: str, outcome: Outcome | None) -> None:
         """Each connection at ``table`` gets the new events and the table as it sees it."""
         runtime = self.runtimes[table]
-        for connection in list(self.connections[table]):
-            user = connection.user
-            dealer = user is not None and user.role in ("dealer", "admin")
-            name = user.name if user is not None else None
+        # Everyone but a dealer and the player whose turn it is sees the same table:
+        # it is built and encoded once.
+        shared: dict[bool, tuple[str | None, str]] = {}
+        turn = runtime.round.current_turn
+        acting = runtime.round.seated_player(turn[0]) if turn is not None else None
+
+        def texts(dealer: bool, name: str | None) -> tuple[str | None, str]:
+            events = None
             if outcome is not None and outcome.events:
-                await self.send(
-                    connection,
+                events = json.dumps(
                     {
                         "type": "events",
                         "round": runtime.round_id,
                         "events": public_events(outcome.events, dealer=dealer),
-                    },
+                    }
                 )
-            await self.send(
-                connection, {"type": "state", "state": runtime.view(name, dealer=dealer)}
-            )
+            state = json.dumps({"type": "state", "state": runtime.view(name, dealer=dealer)})
+            return events, state
+
+        for connection in list(self.connections[table]):
+            user = connection.user
+            dealer = user is not None and user.role in ("dealer", "admin")
+            name = user.name if user is not None else None
+            if name is not None and name == acting:
+                events, state = texts(dealer, name)
+            else:
+                if dealer not in shared:
+                    shared[dealer] = texts(dealer, None)
+                events, state = shared[dealer]
+            if events is not None:
+                await self.send_text(connection, events)
+            await self.send_text(connection, state)
 
     async def send_balance(self, connection: Connection) -> None:
         if connection.user is None:
@@ -492,7 +512,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             while True:
                 text = await socket.receive_text()
                 await handle(connection, runtime, text)
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, WebSocketDisconnected):
             pass
         finally:
             hub.connections[table].discard(connection)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 import urllib.error
 import urllib.request
@@ -136,15 +137,17 @@ async def _play(
             if action is None or pending is not None:
                 continue
             # One action per decision point: the same table state is not answered twice.
-            point = json.dumps(
-                [state["round"], state["phase"], state["turn"], state["boxes"], state["offers"],
-                 state["bets"]]
-            )  # fmt: skip
+            hands = sum(len(hand["cards"]) for placed in state["boxes"] for hand in placed["hands"])
+            point = (
+                f"{state['round']} {state['phase']} {state['turn']} {hands} "
+                f"{len(state['offers'])} {len(state['bets'])}"
+            )
             if point == acted:
                 continue
             acted = point
             if think:
-                await asyncio.sleep(think)
+                # Players do not all answer in step: a think time around ``think``.
+                await asyncio.sleep(think * random.uniform(0.5, 1.5))
             counter += 1
             key = f"{name}-{counter}"
             pending = key

@@ -299,6 +299,8 @@ class TableRuntime:
             self.shoe = shoe if shoe is not None else ServerShoe.for_rules(self.rules)
         self.entry: DealerEntry | None = DealerEntry() if config.dealt == "dealer" else None
         self.check = CompositionCheck(self.rules.decks)
+        # Each player's money the ledger holds on the round (None: ask the ledger).
+        self._on_table: dict[str, Decimal] | None = None
         self.round: Round
         self.record: dict[str, Any]
         self._recover(now)
@@ -352,6 +354,7 @@ class TableRuntime:
             "stored": False,
         }
         self.round = self._rebuild(self.record)
+        self._on_table = {}
         self.deadline = None
 
     def _rebuild(self, record: Mapping[str, Any]) -> Round:
@@ -423,6 +426,7 @@ class TableRuntime:
             raise
         self.record = record
         over = self.round.phase in _OVER
+        self._on_table = None if over else dict(self.round.staked_by_player())
         self._set_deadline(now)
         return Outcome(events, over, len(inputs))
 
@@ -448,6 +452,7 @@ class TableRuntime:
         # Names to ids first: a lookup inside the write transaction would wait on itself.
         ids = {name: self.users(name) for name in staked}
         ids.update((result.player, self.users(result.player)) for result in game.results)
+        ids.update((name, self.users(name)) for name in self._on_table or {})
         with self.engine.begin() as conn:
             if not record.get("stored"):
                 record["stored"] = True
@@ -460,10 +465,15 @@ class TableRuntime:
                     rules_version=str(self.preset.version),
                     record=record,
                 )
-            on_table = ledger.round_stakes(conn, round_id)
-            for name, amount in sorted(staked.items()):
-                user = ids[name]
-                delta = amount - on_table.get(user, Decimal(0))
+            # What the ledger holds on the round: known after the last write, else asked.
+            if self._on_table is not None and not over:
+                on_table = {ids[name]: amount for name, amount in self._on_table.items()}
+            else:
+                on_table = ledger.round_stakes(conn, round_id)
+            wanted = {ids[name]: amount for name, amount in staked.items()}
+            # Every player with money on the table, or who had some (a withdrawn bet).
+            for user in sorted(set(wanted) | set(on_table)):
+                delta = wanted.get(user, Decimal(0)) - on_table.get(user, Decimal(0))
                 if delta > 0:
                     rounds_store.join_round(conn, round_id, user, ledger.balance(conn, user))
                     ledger.stake(
