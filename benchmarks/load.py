@@ -60,15 +60,26 @@ def prepare(url: str, count: int) -> list[tuple[str, str]]:
     with engine.begin() as conn:
         for index in range(count):
             name = f"bot-{index:04d}"
-            user_id = conn.execute(
-                users.insert().values(name=name, password_hash=password_hash, role="player",
-                                      failed_logins=0, created_at=utcnow())  # fmt: skip
-            ).inserted_primary_key[0]
+            inserted = conn.execute(
+                users.insert().values(
+                    name=name,
+                    password_hash=password_hash,
+                    role="player",
+                    failed_logins=0,
+                    created_at=utcnow(),
+                )
+            ).inserted_primary_key
+            assert inserted is not None
+            user_id = int(inserted[0])
             ledger.grant(conn, user_id, Decimal("1000000.00"), idempotency_key=f"bench:{name}")
             token = secrets.token_urlsafe(32)
             conn.execute(
-                sessions.insert().values(token_hash=accounts.hash_token(token), user_id=user_id,
-                                         created_at=utcnow(), last_seen=utcnow())  # fmt: skip
+                sessions.insert().values(
+                    token_hash=accounts.hash_token(token),
+                    user_id=user_id,
+                    created_at=utcnow(),
+                    last_seen=utcnow(),
+                )
             )
             bots.append((name, token))
     engine.dispose()
@@ -96,15 +107,24 @@ def closed_rounds(url: str) -> int:
     return count
 
 
-async def phase(base: str, bots: list[tuple[str, str]], seconds: float, think: float,
-                url: str) -> tuple[BotStats, float, int]:  # fmt: skip
+async def phase(
+    base: str, bots: list[tuple[str, str]], seconds: float, think: float, url: str
+) -> tuple[BotStats, float, int]:
     """Play ``seconds`` with every bot; the stats, the time played, the rounds closed."""
     stop = asyncio.Event()
     stats = BotStats()
     tasks = [
         asyncio.create_task(
-            run_bot(base, name, f"t{index // BOXES:03d}", index % BOXES + 1, stop, stats,
-                    think=think, token=token)  # fmt: skip
+            run_bot(
+                base,
+                name,
+                f"t{index // BOXES:03d}",
+                index % BOXES + 1,
+                stop,
+                stats,
+                think=think,
+                token=token,
+            )
         )
         for index, (name, token) in enumerate(bots)
     ]
@@ -152,8 +172,18 @@ def main() -> None:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         server = subprocess.Popen(
-            [sys.executable, "-m", "croupier", "serve", "--db", url, "--port", str(port),
-             "--tables", str(tables_path)]  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "croupier",
+                "serve",
+                "--db",
+                url,
+                "--port",
+                str(port),
+                "--tables",
+                str(tables_path),
+            ]
         )
         try:
             for _ in range(300):

@@ -25,14 +25,27 @@ def _connect(url: str | None) -> object:
 
 
 @click.command()
-@click.option("--db", "url", default=None, help="Database URL (default sqlite:///croupier.db; "
-              "postgresql://... for PostgreSQL).")  # fmt: skip
+@click.option(
+    "--db",
+    "url",
+    default=None,
+    help="Database URL (default sqlite:///croupier.db; postgresql://... for PostgreSQL).",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
-@click.option("--tables", "tables_file", default=None, type=click.Path(dir_okay=False),
-              help="A TOML file of tables (default: one table per preset).")  # fmt: skip
-@click.option("--play-money", default="1000.00", show_default=True,
-              help='Chips a new account gets; "none" for a wallet funded elsewhere.')  # fmt: skip
+@click.option(
+    "--tables",
+    "tables_file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="A TOML file of tables (default: one table per preset).",
+)
+@click.option(
+    "--play-money",
+    default="1000.00",
+    show_default=True,
+    help='Chips a new account gets; "none" for a wallet funded elsewhere.',
+)
 def serve(url: str | None, host: str, port: int, tables_file: str | None, play_money: str) -> None:
     """Run the live table server: accounts and wallet over HTTP, tables over WebSockets."""
     import uvicorn

@@ -130,13 +130,19 @@ def test_every_bad_message_gets_a_clear_error_and_changes_nothing(
                 ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "1e3"}}', "invalid"),
                 ('{"type": "action", "op": "fly", "args": {}}', "invalid"),
                 ('{"type": "action", "op": "bet", "args": {"box": 1}, "x": 1}', "invalid"),
-                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "9000"}}', "illegal"),  # noqa: E501
-                ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "2000"}}', "insufficient_funds"),  # noqa: E501
+                (
+                    '{"type": "action", "op": "bet", "args": {"box": 1, "amount": "9000"}}',
+                    "illegal",
+                ),
+                (
+                    '{"type": "action", "op": "bet", "args": {"box": 1, "amount": "2000"}}',
+                    "insufficient_funds",
+                ),
                 ('{"type": "action", "op": "hit", "args": {}}', "illegal"),
                 ('{"type": "action", "op": "void", "args": {"reason": "x"}}', "forbidden"),
                 ('{"type": "action", "op": "close_bets", "args": {}}', "forbidden"),
                 ('{"type": "ping", "pad": "' + "x" * 5000 + '"}', "too_large"),
-            ]  # fmt: skip
+            ]
             for text, code in cases:
                 socket.send_text(text)
                 error = receive_until(socket, "error")

@@ -55,8 +55,18 @@ def free_port() -> int:
 
 
 def start(db_url: str, port: int, tables: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "croupier", "serve", "--db", db_url, "--port", str(port),
-               "--tables", str(tables)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "croupier",
+        "serve",
+        "--db",
+        db_url,
+        "--port",
+        str(port),
+        "--tables",
+        str(tables),
+    ]
     process = subprocess.Popen(command, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -136,8 +146,10 @@ def test_killed_at_random_points_nothing_is_created_or_lost(db_url: str, tmp_pat
     assert "the books balance" in check.stdout
     engine = sqlalchemy.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
     with engine.connect() as conn:
-        records = [json.loads(text) for (text,) in conn.execute(sqlalchemy.text(
-            "SELECT record FROM rounds"))]  # fmt: skip
+        records = [
+            json.loads(text)
+            for (text,) in conn.execute(sqlalchemy.text("SELECT record FROM rounds"))
+        ]
         interrupted = sum(
             any(entry["op"] == "interrupt" for entry in record["inputs"]) for record in records
         )

@@ -44,9 +44,24 @@ _JSON = st.recursive(
     max_leaves=12,
 )
 _OPS = st.sampled_from(
-    ["bet", "withdraw", "hit", "stand", "double", "split", "surrender", "insurance",
-     "even_money", "follow", "decline", "card", "void", "close_bets", "fly"]
-)  # fmt: skip
+    [
+        "bet",
+        "withdraw",
+        "hit",
+        "stand",
+        "double",
+        "split",
+        "surrender",
+        "insurance",
+        "even_money",
+        "follow",
+        "decline",
+        "card",
+        "void",
+        "close_bets",
+        "fly",
+    ]
+)
 _MESSAGES = st.one_of(
     _JSON.map(json.dumps),
     st.text(max_size=60),
@@ -99,8 +114,14 @@ def test_generated_messages_to_a_live_table_never_break_it_or_move_money(
                     answers.append(socket.receive_json())
                 for answer in answers:
                     assert answer["type"] in (
-                        "welcome", "balance", "state", "events", "ack", "error", "pong"
-                    )  # fmt: skip
+                        "welcome",
+                        "balance",
+                        "state",
+                        "events",
+                        "ack",
+                        "error",
+                        "pong",
+                    )
                     if answer["type"] == "error":
                         assert answer["code"] and answer["message"]
             # Whatever was accepted, the money off the balance is the bets on the table.

@@ -19,10 +19,10 @@ from typing import Annotated, Any
 
 import sqlalchemy as sa
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
-from starlette.websockets import WebSocketDisconnected
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.websockets import WebSocketDisconnected
 
 from croupier.errors import CroupierError
 from croupier.server import accounts, ledger, rounds_store
@@ -534,8 +534,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def handle(connection: Connection, runtime: TableRuntime, text: str) -> None:
         now = hub.now()
         if not connection.limiter.allow(now):
-            await error(connection, "rate_limited", "too many messages: at most "
-                        f"{connection.limiter.rate:g} a second")  # fmt: skip
+            await error(
+                connection,
+                "rate_limited",
+                f"too many messages: at most {connection.limiter.rate:g} a second",
+            )
             return
         if len(text.encode()) > MAX_MESSAGE_BYTES:
             await error(connection, "too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
@@ -603,8 +606,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except (CroupierError, ServerError) as problem:
             await error(connection, "illegal", str(problem), message_key(message))
             return
-        ack: dict[str, Any] = {"type": "ack", "op": op, "seq": outcome.seq,
-                               "retried": outcome.retried}  # fmt: skip
+        ack: dict[str, Any] = {
+            "type": "ack",
+            "op": op,
+            "seq": outcome.seq,
+            "retried": outcome.retried,
+        }
         if message.key is not None:
             ack["key"] = message.key
         await hub.send(connection, ack)

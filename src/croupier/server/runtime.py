@@ -53,9 +53,20 @@ __all__ = [
 
 #: What a player may ask of a round, what a dealer may, and what only the table's clocks do.
 PLAYER_OPS = frozenset(
-    {"bet", "withdraw", "hit", "stand", "double", "split", "surrender", "insurance",
-     "even_money", "follow", "decline"}
-)  # fmt: skip
+    {
+        "bet",
+        "withdraw",
+        "hit",
+        "stand",
+        "double",
+        "split",
+        "surrender",
+        "insurance",
+        "even_money",
+        "follow",
+        "decline",
+    }
+)
 DEALER_OPS = frozenset({"card", "void", "interrupt", "cut_card"})
 SYSTEM_OPS = frozenset({"close_bets", "time_out", "walk_away"})
 OPS = PLAYER_OPS | DEALER_OPS | SYSTEM_OPS
@@ -249,8 +260,13 @@ class _Input:
     key: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op, "player": self.player, "args": self.args, "at": self.at,
-                "key": self.key}  # fmt: skip
+        return {
+            "op": self.op,
+            "player": self.player,
+            "args": self.args,
+            "at": self.at,
+            "key": self.key,
+        }
 
 
 @dataclass
