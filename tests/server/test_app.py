@@ -7,13 +7,17 @@ import time
 from collections.abc import Generator
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from croupier.cli import cli
 from croupier.script import play_script
+from croupier.server import accounts
 from croupier.server.app import Settings, create_app
 from croupier.server.runtime import ServerShoe, TableConfig
 from tests.server.tables import PASSWORD
@@ -207,7 +211,7 @@ def test_two_players_one_box_and_a_watcher_who_never_sees_the_hole_card(
                 generator.close()
 
 
-def test_recall_replays_the_round_exactly(db_url: str, clock: Clock) -> None:
+def test_recall_replays_the_round_exactly(db_url: str, clock: Clock, tmp_path: Path) -> None:
     with server(db_url, clock, {"rws": "10S 6D 7H 9C KD"}) as client:
         token = sign_up(client, "ann")
         headers = {"Authorization": f"Bearer {token}"}
@@ -235,6 +239,10 @@ def test_recall_replays_the_round_exactly(db_url: str, clock: Clock) -> None:
         assert all(d["at"] for d in record["recall"]["decisions"])
         replayed = play_script(record)
         assert replayed["players"] == {"ann": "100.00"}
+        recall_file = tmp_path / "recall.json"
+        recall_file.write_text(json.dumps(record))
+        command = CliRunner().invoke(cli, ["round", str(recall_file)])
+        assert command.exit_code == 0 and json.loads(command.output)["players"] == {"ann": "100.00"}
         assert record["recall"]["bets"][0]["net"] == "100.00"
         other = sign_up(client, "bob")
         hidden = client.get(
@@ -276,3 +284,38 @@ def test_concurrent_bets_cannot_overdraw_one_account(db_url: str, clock: Clock) 
         assert Decimal(me["balance"]) == Decimal("1000") - accepted >= 0
         first.close()
         second.close()
+
+
+def test_the_dealer_console_deals_by_hand_and_only_a_dealer_may(db_url: str, clock: Clock) -> None:
+    """A physical-shoe table: a dealer account enters the cards and voids with a reason
+    (RWS v5 5.17: every bet returned); a player cannot do either."""
+    tables = (TableConfig(id="pit", preset="rws-v5", dealt="dealer", betting_seconds=5),)
+    app = create_app(Settings(url=db_url, tables=tables, clock=clock, tick_seconds=0.01))
+    with TestClient(app) as client:
+        ann = sign_up(client, "ann")
+        engine = app.state.hub.engine
+        with engine.begin() as conn:
+            accounts.register(conn, "dealer-1", PASSWORD, role="dealer")
+        dealer = client.post(
+            "/api/sessions", json={"name": "dealer-1", "password": PASSWORD}
+        ).json()["token"]
+        player_gen, dealer_gen = seat(client, "pit", ann), seat(client, "pit", dealer)
+        player, console = next(player_gen), next(dealer_gen)
+        player.send_json({"type": "action", "op": "bet", "args": {"box": 1, "amount": "100"}})
+        receive_until(player, "ack")
+        clock.now += 6
+        wait_for(lambda: client.get("/api/tables/pit").json()["awaiting_card"])
+        player.send_json({"type": "action", "op": "card", "args": {"card": "AS"}})
+        assert receive_until(player, "error")["code"] == "forbidden"
+        console.send_json({"type": "action", "op": "card", "args": {"card": "9S"}, "key": "c1"})
+        receive_until(console, "ack", key="c1")
+        console.send_json({"type": "action", "op": "card", "args": {"card": "ZZ"}, "key": "c2"})
+        assert "unknown card" in receive_until(console, "error", key="c2")["message"]
+        reason = {"reason": "dealing error: card exposed"}
+        console.send_json({"type": "action", "op": "void", "args": reason, "key": "v"})
+        receive_until(console, "ack", key="v")
+        wait_for(lambda: client.get("/api/tables/pit").json()["phase"] == "void")
+        me = client.get("/api/me", headers={"Authorization": f"Bearer {ann}"}).json()
+        assert me["balance"] == "1000.00"
+        player_gen.close()
+        dealer_gen.close()

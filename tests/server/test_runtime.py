@@ -149,7 +149,9 @@ def test_only_the_box_holder_opens_a_reserved_box(engine: sqlalchemy.Engine) -> 
     assert runtime.round.seated_player(3) == "ann"
     runtime.disconnected("ann", now=2)
     runtime.tick(now=2 + runtime.config.grace_seconds - 1)
-    assert "3" in runtime.view(None)["seats"]
+    assert "3" in runtime.view(None)["seats"]  # kept through the grace period
+    runtime.tick(now=2 + runtime.config.grace_seconds)
+    assert "3" not in runtime.view(None)["seats"]  # then given back
 
 
 def test_a_round_with_an_outcome_established_continues_after_a_restart(
