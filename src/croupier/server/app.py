@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -64,6 +65,8 @@ from croupier.server.schema import users
 from croupier.server.tables import default_tables, table_summary
 
 __all__ = ["Settings", "create_app"]
+
+_log = logging.getLogger("croupier.server")
 
 
 @dataclass(frozen=True)
@@ -288,7 +291,8 @@ class Hub:
             for table, runtime in self.runtimes.items():
                 try:
                     outcome = runtime.tick(now)
-                except (CroupierError, ServerError):
+                except Exception:  # one table's failure must not stop the others' clocks
+                    _log.exception("table %s: its clock failed; it retries", table)
                     continue
                 if outcome is not None:
                     await self.broadcast(table, outcome)
