@@ -63,6 +63,7 @@ from croupier.server.runtime import (
 )
 from croupier.server.schema import users
 from croupier.server.tables import default_tables, table_summary
+from croupier.server.web import add_web_routes
 
 __all__ = ["Settings", "create_app"]
 
@@ -346,6 +347,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.hub = hub
+    add_web_routes(app, lambda table: hub.runtimes[table].preset if table in hub.runtimes else None)
 
     @app.exception_handler(HttpError)
     async def http_error(request: Request, error: HttpError) -> JSONResponse:

@@ -317,6 +317,8 @@ class TableRuntime:
         self.check = CompositionCheck(self.rules.decks)
         # Each player's money the ledger holds on the round (None: ask the ledger).
         self._on_table: dict[str, Decimal] | None = None
+        # The time of the last change, sent with the table so clients can read deadlines.
+        self._now = now
         self.round: Round
         self.record: dict[str, Any]
         self._recover(now)
@@ -534,6 +536,7 @@ class TableRuntime:
     # -- clocks ---------------------------------------------------------------------------------
 
     def _set_deadline(self, now: float) -> None:
+        self._now = now
         game = self.round
         config = self.config
         if game.phase in _OVER:
@@ -645,6 +648,8 @@ class TableRuntime:
             "round": self.round_id,
             "number": self.number,
             "phase": game.phase.value,
+            "boxes_count": self.rules.boxes,
+            "side_bets": [bet.value for bet in self.rules.side_bets_offered()],
             "minimum_bet": str(self.rules.minimum_bet),
             "maximum_bet": str(self.rules.maximum_bet),
             "dealer": {
@@ -695,6 +700,7 @@ class TableRuntime:
             if deadline is None
             else {"kind": deadline.kind, "at": deadline.at, "for": deadline.who},
             "timeout_rule": "draw to 12 or more, then stand (RWS v5 5.3)",
+            "now": self._now,
             "results": [result.to_json() for result in game.results],
             "void_reason": game.void_reason,
         }
