@@ -319,3 +319,21 @@ def test_the_dealer_console_deals_by_hand_and_only_a_dealer_may(db_url: str, clo
         assert me["balance"] == "1000.00"
         player_gen.close()
         dealer_gen.close()
+
+
+def test_the_page_and_what_it_reads_about_a_table(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock) as client:
+        page = client.get("/")
+        assert page.status_code == 200
+        assert '<script type="module" src="/static/app.js">' in page.text
+        assert client.get("/static/app.js").status_code == 200
+        rules = client.get("/api/tables/rws/rules").json()
+        assert rules["name"] == "rws-v5" and rules["citations"]["max_split_hands"]["clause"]
+        chart = client.get("/api/tables/rws/strategy").json()
+        assert sorted(chart["up_cards"]) == sorted(["A", *map(str, range(2, 11))])
+        assert {row["section"] for row in chart["rows"]} == {"hard", "soft", "pair"}
+        assert "<svg" in chart["svg"] and chart["title"]
+        rtp = client.get("/api/tables/rws/rtp").json()
+        assert abs(rtp["main"] - 0.998089) < 1e-5  # the README's basic-strategy RTP, rws-v5
+        assert set(rtp["side_bets"]) == {"player_pair", "under_13", "over_13"}
+        assert client.get("/api/tables/nope/rules").json()["error"] == "no_table"

@@ -471,7 +471,13 @@ async function route() {
     document.getElementById("logout").hidden = false;
     if (state.balance === null) await refreshBalance();
     if (page === "table") return tableView(id);
-    if (page === "dealer") return tableView(id, true);
+    if (page === "dealer") {
+      const me = await api("/api/me");
+      if (me.role !== "dealer" && me.role !== "admin") {
+        return show(el("p", { class: "error", role: "alert" }, "The dealer console is for dealer accounts."));
+      }
+      return tableView(id, true);
+    }
     if (page === "history") return await historyView();
     if (page === "round") return await recallView(id);
     return await lobbyView();
