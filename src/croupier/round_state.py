@@ -111,6 +111,20 @@ class HandView:
         """The money of every player on the hand."""
         return sum((amount for _, amount in self.stakes), ZERO)
 
+    def to_json(self) -> dict[str, object]:
+        """The hand as JSON values, as a round's report shows it (money as text)."""
+        return {
+            "hand": self.number,
+            "cards": [str(card) for card in self.cards],
+            "total": self.total,
+            "soft": self.is_soft,
+            "blackjack": self.is_blackjack,
+            "doubled": self.doubled,
+            "surrendered": self.surrendered,
+            "stake": str(self.stake),
+            "stakes": {player: str(amount) for player, amount in self.stakes},
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class BoxView:

@@ -270,20 +270,7 @@ def report(game: Round, *, unused: Mapping[str, Sequence[str]] | None = None) ->
         {
             "box": box.number,
             "seated": box.seated,
-            "hands": [
-                {
-                    "hand": hand.number,
-                    "cards": [str(card) for card in hand.cards],
-                    "total": hand.total,
-                    "soft": hand.is_soft,
-                    "blackjack": hand.is_blackjack,
-                    "doubled": hand.doubled,
-                    "surrendered": hand.surrendered,
-                    "stake": _money(hand.stake),
-                    "stakes": {player: _money(amount) for player, amount in hand.stakes},
-                }
-                for hand in box.hands
-            ],
+            "hands": [hand.to_json() for hand in box.hands],
         }
         for box in game.boxes
     ]

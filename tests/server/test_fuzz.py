@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from croupier.server.app import Settings, create_app
 from croupier.server.protocol import ProtocolError, parse_message
-from croupier.server.runtime import TableConfig
+from croupier.server.runtime import OPS, TableConfig
 
 _DIRECTORY = Path(tempfile.mkdtemp(prefix="croupier-fuzz-"))
 APP = create_app(
@@ -43,25 +43,7 @@ _JSON = st.recursive(
     ),
     max_leaves=12,
 )
-_OPS = st.sampled_from(
-    [
-        "bet",
-        "withdraw",
-        "hit",
-        "stand",
-        "double",
-        "split",
-        "surrender",
-        "insurance",
-        "even_money",
-        "follow",
-        "decline",
-        "card",
-        "void",
-        "close_bets",
-        "fly",
-    ]
-)
+_OPS = st.sampled_from([*sorted(OPS), "fly"])
 _MESSAGES = st.one_of(
     _JSON.map(json.dumps),
     st.text(max_size=60),

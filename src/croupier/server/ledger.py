@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -339,6 +339,52 @@ def grant(
         )
 
 
+def _move_on_round(
+    conn: sqlalchemy.Connection,
+    kind: str,
+    user_id: int,
+    round_id: str,
+    amount: Decimal,
+    *,
+    idempotency_key: str,
+    memo: str,
+    refuse: Callable[[dict[int, int], int, int, int], None],
+    onto_table: bool,
+) -> int:
+    """Move ``amount`` between a user's account and a round's, once per key.
+
+    ``refuse(balances, player, table, units)`` raises when the movement may not
+    happen; it runs with both accounts locked and the round known to be open.
+    """
+    units = _positive_units(amount, kind)
+    _check_key(idempotency_key, memo)
+    request_hash = _request_hash(
+        {"kind": kind, "user": user_id, "round": round_id, "amount": units}
+    )
+    with conn.begin_nested():
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        player = player_account(conn, user_id)
+        table = round_account(conn, round_id)
+        balances = _lock(conn, [player, table])
+        found = _existing(conn, idempotency_key, request_hash)
+        if found is not None:
+            return found
+        _refuse_closed(conn, round_id)
+        refuse(balances, player, table, units)
+        sign = 1 if onto_table else -1
+        return _record(
+            conn,
+            key=idempotency_key,
+            kind=kind,
+            request_hash=request_hash,
+            round_id=round_id,
+            memo=memo,
+            deltas={player: -sign * units, table: sign * units},
+        )
+
+
 def stake(
     conn: sqlalchemy.Connection,
     user_id: int,
@@ -353,36 +399,25 @@ def stake(
     Raises :class:`~croupier.server.errors.InsufficientFunds` if the user's balance
     is short, and :class:`~croupier.server.errors.LedgerError` if the round is closed.
     """
-    units = _positive_units(amount, "stake")
-    _check_key(idempotency_key, memo)
-    request_hash = _request_hash(
-        {"kind": "stake", "user": user_id, "round": round_id, "amount": units}
-    )
-    with conn.begin_nested():
-        found = _existing(conn, idempotency_key, request_hash)
-        if found is not None:
-            return found
-        player = player_account(conn, user_id)
-        table = round_account(conn, round_id)
-        balances = _lock(conn, [player, table])
-        found = _existing(conn, idempotency_key, request_hash)
-        if found is not None:
-            return found
-        _refuse_closed(conn, round_id)
+
+    def refuse(balances: dict[int, int], player: int, table: int, units: int) -> None:
         if balances[player] < units:
             raise InsufficientFunds(
                 f"user {user_id} has a balance of {from_units(balances[player])}, "
                 f"less than the stake of {from_units(units)} on round {round_id!r}"
             )
-        return _record(
-            conn,
-            key=idempotency_key,
-            kind="stake",
-            request_hash=request_hash,
-            round_id=round_id,
-            memo=memo,
-            deltas={player: -units, table: units},
-        )
+
+    return _move_on_round(
+        conn,
+        "stake",
+        user_id,
+        round_id,
+        amount,
+        idempotency_key=idempotency_key,
+        memo=memo,
+        refuse=refuse,
+        onto_table=True,
+    )
 
 
 def refund(
@@ -399,22 +434,8 @@ def refund(
     Never more than the user has on that round, nor than the round account holds
     (:class:`~croupier.server.errors.InsufficientFunds`).
     """
-    units = _positive_units(amount, "refund")
-    _check_key(idempotency_key, memo)
-    request_hash = _request_hash(
-        {"kind": "refund", "user": user_id, "round": round_id, "amount": units}
-    )
-    with conn.begin_nested():
-        found = _existing(conn, idempotency_key, request_hash)
-        if found is not None:
-            return found
-        player = player_account(conn, user_id)
-        table = round_account(conn, round_id)
-        balances = _lock(conn, [player, table])
-        found = _existing(conn, idempotency_key, request_hash)
-        if found is not None:
-            return found
-        _refuse_closed(conn, round_id)
+
+    def refuse(balances: dict[int, int], player: int, table: int, units: int) -> None:
         staked = _stake_units(conn, round_id).get(user_id, 0)
         if staked < units:
             raise InsufficientFunds(
@@ -426,15 +447,18 @@ def refund(
                 f"refund of {from_units(units)} exceeds the balance of "
                 f"{from_units(balances[table])} of round {round_id!r}"
             )
-        return _record(
-            conn,
-            key=idempotency_key,
-            kind="refund",
-            request_hash=request_hash,
-            round_id=round_id,
-            memo=memo,
-            deltas={table: -units, player: units},
-        )
+
+    return _move_on_round(
+        conn,
+        "refund",
+        user_id,
+        round_id,
+        amount,
+        idempotency_key=idempotency_key,
+        memo=memo,
+        refuse=refuse,
+        onto_table=False,
+    )
 
 
 def _format_units(by_user: Mapping[int, int]) -> str:

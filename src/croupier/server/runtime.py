@@ -438,13 +438,13 @@ class TableRuntime:
         record = dict(self.record)
         record["inputs"] = [*inputs, entry.to_json()]
         try:
-            self._store(record, now)
+            staked = self._store(record, now)
         except Exception:
             self.round = self._rebuild(self.record)
             raise
         self.record = record
         over = self.round.phase in _OVER
-        self._on_table = None if over else dict(self.round.staked_by_player())
+        self._on_table = None if over else staked
         self._set_deadline(now)
         return Outcome(events, over, len(inputs))
 
@@ -459,8 +459,11 @@ class TableRuntime:
                 code="box_taken",
             )
 
-    def _store(self, record: dict[str, Any], now: float) -> None:
-        """Write the record, move the money it moved, close the round when it is over."""
+    def _store(self, record: dict[str, Any], now: float) -> dict[str, Decimal]:
+        """Write the record, move the money it moved, close the round when it is over.
+
+        Returns each player's money on the table, as the ledger now holds it.
+        """
         game = self.round
         round_id = str(record["round_id"])
         seq = len(record["inputs"]) - 1
@@ -532,6 +535,7 @@ class TableRuntime:
                     record["shoe_after"] = self.shoe.snapshot()
                 record["closed_at"] = _iso(now)
             rounds_store.save_round(conn, round_id, record=record, status=status)
+        return staked
 
     # -- clocks ---------------------------------------------------------------------------------
 
@@ -542,7 +546,7 @@ class TableRuntime:
         if game.phase in _OVER:
             self.deadline = _Deadline("next_round", now + config.pause_seconds)
         elif game.phase is Phase.BETTING:
-            if not game.staked_by_player():
+            if not game.placed_bets:
                 self.deadline = None
             elif self.deadline is None or self.deadline.kind != "betting":
                 self.deadline = _Deadline("betting", now + config.betting_seconds)
@@ -664,20 +668,7 @@ class TableRuntime:
                 {
                     "box": box.number,
                     "seated": box.seated,
-                    "hands": [
-                        {
-                            "hand": hand.number,
-                            "cards": [str(card) for card in hand.cards],
-                            "total": hand.total,
-                            "soft": hand.is_soft,
-                            "blackjack": hand.is_blackjack,
-                            "doubled": hand.doubled,
-                            "surrendered": hand.surrendered,
-                            "finished": hand.finished,
-                            "stakes": {p: str(a) for p, a in hand.stakes},
-                        }
-                        for hand in box.hands
-                    ],
+                    "hands": [{**hand.to_json(), "finished": hand.finished} for hand in box.hands],
                 }
                 for box in game.boxes
             ],

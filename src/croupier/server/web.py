@@ -51,7 +51,7 @@ def rtp_of(rules: Rules) -> dict[str, Any]:
     sheet = par_sheet(rules, explain=False)
     return {
         "main": sheet.td.rtp,
-        "side_bets": {key: 1.0 + float(bet.ev) for key, bet in sheet.side_bets.items()},
+        "side_bets": {key: float(bet.rtp) for key, bet in sheet.side_bets.items()},
     }
 
 
