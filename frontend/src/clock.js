@@ -1,0 +1,16 @@
+// One clock for the page: every timer on screen reads it, and it ticks once a second.
+import { signal } from "@preact/signals";
+
+export const now = signal(Date.now());
+setInterval(() => {
+  now.value = Date.now();
+}, 1000);
+
+/** Elapsed time as h:mm:ss (or m:ss under an hour). */
+export function elapsed(milliseconds) {
+  const seconds = Math.max(0, Math.floor(milliseconds / 1000));
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = String(seconds % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}

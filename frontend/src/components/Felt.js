@@ -1,0 +1,86 @@
+// The felt: the dealer's cards at the top, the boxes in an arc below.
+import { html } from "htm/preact";
+import { Cards } from "./Card.js";
+import { Timer } from "./Timer.js";
+import { amount, format, signed, sum } from "../money.js";
+import { outcomeWords, sideBetName } from "../names.js";
+
+const DEAL_STEP_MS = 140;
+
+export function Felt({ table, view, pending, onSpot, chipSelected, print }) {
+  const inPlay = view.boxes.map((b) => b.box);
+  // The order of the initial deal: each box's first card, the dealer's, then the second cards.
+  const rounds = inPlay.length + 1;
+  const boxOrder = (box) => (box === null ? inPlay.length : inPlay.indexOf(box));
+  const dealOrder = (box) => (index) => (index < 2 ? (index * rounds + boxOrder(box)) * DEAL_STEP_MS : 0);
+  const boxes = Array.from({ length: view.boxes_count }, (_, k) => k + 1);
+  return html`<section class="felt" aria-label="the table">
+    <div class="dealer" aria-label="dealer">
+      <${Cards} cards=${view.dealer.cards} hidden=${view.dealer.hidden_cards} dealOrder=${dealOrder(null)} />
+      <div class="total">${view.dealer.cards.length ? html`Dealer <strong>${view.dealer.total}</strong>` : "Dealer"}</div>
+      <${Timer} table=${table} view=${view} />
+      <p class="felt-print">${view.phase === "void" ? `Round void: ${view.void_reason}` : print}</p>
+    </div>
+    <ol class="boxes" style=${`--count:${boxes.length}`}>
+      ${boxes.map((number) => html`<${Box} key=${number} number=${number} count=${boxes.length} table=${table} view=${view}
+        pending=${pending.filter((p) => p.box === number)} onSpot=${onSpot} chipSelected=${chipSelected}
+        dealOrder=${dealOrder(number)} />`)}
+    </ol>
+  </section>`;
+}
+
+function Box({ number, count, table, view, pending, onSpot, chipSelected, dealOrder }) {
+  const you = table.you.value;
+  const placed = view.boxes.find((b) => b.box === number);
+  const holder = placed?.seated ?? view.seats[String(number)] ?? null;
+  const bets = view.bets.filter((b) => b.box === number);
+  const results = view.results.filter((r) => r.box === number);
+  const betting = view.phase === "betting";
+  const position = count > 1 ? (number - 1) / (count - 1) : 0.5;
+  const turn = view.turn?.box === number ? view.turn.hand : null;
+  const spot = (bet) => {
+    const onTable = sum(bets.filter((b) => b.bet === bet).map((b) => b.amount));
+    const mine = sum(bets.filter((b) => b.bet === bet && b.player === you).map((b) => b.amount));
+    const local = sum(pending.filter((p) => p.bet === bet).map((p) => p.value));
+    const main = bet === "main";
+    const label = main ? (holder && holder !== you && bets.some((b) => b.bet === "main") ? "Bet behind" : "Bet") : sideBetName(bet);
+    const won = results.filter((r) => r.bet === bet && r.hand === null);
+    return html`<button type="button" class=${`spot ${main ? "main" : "side"}${local.gt(0) ? " pending" : ""}${onTable.gt(0) ? " staked" : ""}`}
+      data-spot=${`${number}:${bet}`} disabled=${!betting || !you}
+      aria-label=${`${label} on box ${number}${onTable.gt(0) ? `, ${format(onTable)} on it` : ""}${local.gt(0) ? `, ${format(local)} to place` : ""}`}
+      title=${chipSelected ? "" : "Pick a chip first"}
+      onClick=${(event) => {
+        // A mouse click leaves no focus behind, so Enter then places the bets.
+        if (event.detail > 0) event.currentTarget.blur();
+        onSpot(number, bet);
+      }}>
+      <span>${label}</span>
+      ${onTable.gt(0) && html`<strong class="stack">${format(onTable)}${mine.gt(0) && !mine.eq(onTable) ? html` <small>(yours ${format(mine)})</small>` : ""}</strong>`}
+      ${local.gt(0) && html`<em class="stack pending">+${format(local)}</em>`}
+      ${won.map((r) => html`<span class=${`result ${amount(r.net).gte(0) ? "won" : "lost"}`}>${r.player}: ${outcomeWords(r.outcome)} ${signed(r.net)}</span>`)}
+    </button>`;
+  };
+  const sideResults = !betting ? results.filter((r) => r.hand === null && r.bet !== "main") : [];
+  return html`<li class=${`box${holder === you && you ? " yours" : ""}`} data-box=${number}
+      style=${`--t:${position}`} aria-label=${`box ${number}${holder ? `, ${holder}` : ", free"}`}>
+    <div class="seat">
+      <span class="number">${number}</span>
+      <span class="holder">${holder ?? "free"}</span>
+      ${betting && !holder && you && html`<button type="button" class="small" onClick=${() => table.send({ type: "take_box", box: number })}>Sit</button>`}
+    </div>
+    ${(placed?.hands ?? []).map((hand) => html`<${Hand} key=${hand.hand} hand=${hand} active=${turn === hand.hand} you=${you}
+        results=${results.filter((r) => r.hand === hand.hand)} dealOrder=${hand.hand === 1 ? dealOrder : () => 0} />`)}
+    ${sideResults.map((r) => html`<p class=${`result ${amount(r.net).gte(0) ? "won" : "lost"}`}>${sideBetName(r.bet)} (${r.player}): ${outcomeWords(r.outcome)} ${signed(r.net)}</p>`)}
+    ${betting && html`<div class="spots">${spot("main")}${view.side_bets.map((bet) => spot(bet))}</div>`}
+  </li>`;
+}
+
+function Hand({ hand, active, you, results, dealOrder }) {
+  const total = hand.blackjack ? "Blackjack" : `${hand.soft && hand.total < 21 ? "soft " : ""}${hand.total}${hand.total > 21 ? " bust" : ""}`;
+  return html`<div class=${`hand${active ? " active" : ""}`} data-hand=${hand.hand} aria-current=${active ? "true" : null}>
+    <${Cards} cards=${hand.cards} dealOrder=${dealOrder} />
+    <div class="total">${hand.cards.length ? total : ""}${hand.doubled ? " · doubled" : ""}${hand.surrendered ? " · surrendered" : ""}</div>
+    <div class="stakes">${Object.entries(hand.stakes).map(([player, stake]) => html`<span class=${player === you ? "mine" : ""}>${player} ${stake}</span>`)}</div>
+    ${results.map((r) => html`<span class=${`result ${amount(r.net).gte(0) ? "won" : "lost"}`}>${r.player}: ${outcomeWords(r.outcome)} ${signed(r.net)}</span>`)}
+  </div>`;
+}

@@ -1,0 +1,69 @@
+// croupier in the browser: the lobby, a table, the player's history and recall, and the
+// dealer console. Routes live in the URL's hash so a reload keeps the page.
+import { html, render } from "htm/preact";
+import { signal } from "@preact/signals";
+import { api, setToken, whenExpired, getToken } from "./api.js";
+import { begin, end, setBalance, user } from "./session.js";
+import { SessionBar, Reminder } from "./components/SessionBar.js";
+import { Lobby } from "./components/Lobby.js";
+import { Login } from "./components/Login.js";
+import { TablePage } from "./components/Table.js";
+import { History, Recall } from "./components/History.js";
+import "./styles.css";
+
+const route = signal(location.hash);
+window.addEventListener("hashchange", () => {
+  route.value = location.hash;
+  document.getElementById("main")?.focus({ preventScroll: true });
+});
+
+whenExpired(() => {
+  end();
+  location.hash = "#/login";
+});
+
+async function logout() {
+  try {
+    await api("/api/sessions/current", { method: "DELETE" });
+  } catch {
+    // The session is gone either way.
+  }
+  setToken(null);
+  end();
+  location.hash = "#/";
+}
+
+function Page() {
+  const [, page, id] = route.value.split("/");
+  const who = user.value;
+  const needsLogin = ["history", "round", "dealer"].includes(page);
+  if (page === "login" || (needsLogin && !who)) return html`<${Login} next=${page === "login" ? "#/" : route.value} />`;
+  switch (page) {
+    case "table": return html`<${TablePage} key=${id} id=${decodeURIComponent(id)} />`;
+    case "dealer":
+      if (who.role !== "dealer" && who.role !== "admin") {
+        return html`<p class="error" role="alert">The dealer console is for dealer accounts only.</p>`;
+      }
+      return html`<${TablePage} key=${`dealer-${id}`} id=${decodeURIComponent(id)} dealer=${true} />`;
+    case "history": return html`<${History} />`;
+    case "round": return html`<${Recall} key=${id} id=${decodeURIComponent(id)} />`;
+    default: return html`<${Lobby} />`;
+  }
+}
+
+function App() {
+  return html`<${SessionBar} onLogout=${logout} />
+    <main id="main" tabindex="-1"><${Page} /></main>
+    <${Reminder} />`;
+}
+
+// A reload keeps the session: ask the server who we are and what we hold.
+if (getToken()) {
+  api("/api/me")
+    .then((me) => (user.value ? setBalance(me.balance) : begin(me)))
+    .catch(() => {});
+} else if (user.value) {
+  end();
+}
+
+render(html`<${App} />`, document.getElementById("root"));
