@@ -19,8 +19,9 @@ import pytest
 
 from croupier.cards import Card, ForeignCard, Rank, Suit, full_deck, parse_card, parse_cards
 from croupier.errors import BetError, CroupierError
+from croupier.presets import find_rules
 from croupier.rules import Rules, SideBet
-from croupier.sidebets import SideBetOutcome, SideBetResult, settle_side_bet
+from croupier.sidebets import PayLine, SideBetOutcome, SideBetResult, pay_table, settle_side_bet
 
 Outcome = SideBetOutcome
 
@@ -428,6 +429,104 @@ def test_result_is_frozen() -> None:
     result = settle(SideBet.PLAYER_PAIR, RWS_V4, "AS AD")
     with pytest.raises(AttributeError):
         result.pays = Fraction(12)  # type: ignore[misc]
+
+
+# --- Pay tables as players read them ---------------------------------------------------------
+
+
+def test_rws_v4_4_1_pay_table_player_pair_11_under_and_over_13_1() -> None:
+    assert [(line.outcome, line.pays) for line in pay_table(SideBet.PLAYER_PAIR, RWS_V4)] == [
+        (Outcome.PAIR, Fraction(11))
+    ]
+    assert [(line.outcome, line.pays) for line in pay_table(SideBet.UNDER_13, RWS_V4)] == [
+        (Outcome.UNDER_13, Fraction(1))
+    ]
+    assert [(line.outcome, line.pays) for line in pay_table(SideBet.OVER_13, RWS_V4)] == [
+        (Outcome.OVER_13, Fraction(1))
+    ]
+
+
+def test_rws_v5_4_1_1_pay_table_of_the_preset() -> None:
+    rules = find_rules("rws-v5")
+    pays = {bet: [line.pays for line in pay_table(bet, rules)] for bet in rules.side_bets_offered()}
+    assert pays == {
+        SideBet.PLAYER_PAIR: [Fraction(11)],
+        SideBet.UNDER_13: [Fraction(1)],
+        SideBet.OVER_13: [Fraction(1)],
+    }
+
+
+def test_live_perfect_pairs_pay_table_perfect_25_coloured_12_mixed_6() -> None:
+    assert pay_table(SideBet.PERFECT_PAIRS, find_rules("live")) == (
+        PayLine(Outcome.PERFECT_PAIR, "Perfect pair: same rank and suit", Fraction(25)),
+        PayLine(
+            Outcome.COLOURED_PAIR,
+            "Coloured pair: same rank and colour, different suits",
+            Fraction(12),
+        ),
+        PayLine(
+            Outcome.MIXED_PAIR, "Mixed pair: same rank, one red card and one black", Fraction(6)
+        ),
+    )
+
+
+def test_live_21_plus_3_pay_table_best_first() -> None:
+    lines = pay_table(SideBet.TWENTY_ONE_PLUS_THREE, find_rules("live"))
+    assert [(line.outcome, line.pays) for line in lines] == [
+        (Outcome.SUITED_TRIPS, Fraction(100)),
+        (Outcome.STRAIGHT_FLUSH, Fraction(40)),
+        (Outcome.THREE_OF_A_KIND, Fraction(30)),
+        (Outcome.STRAIGHT, Fraction(10)),
+        (Outcome.FLUSH, Fraction(5)),
+    ]
+    assert lines[3].description.startswith("Straight: three cards in sequence")
+
+
+def test_pay_table_follows_custom_pay_fields_in_order() -> None:
+    rules = EVERY_SIDE_BET.replace(
+        player_pair_pays="25/2", twenty_one_plus_three_pays="90 35 33 9 3"
+    )
+    assert pay_table(SideBet.PLAYER_PAIR, rules)[0].pays == Fraction(25, 2)
+    assert [line.pays for line in pay_table(SideBet.TWENTY_ONE_PLUS_THREE, rules)] == [
+        Fraction(n) for n in (90, 35, 33, 9, 3)
+    ]
+
+
+@pytest.mark.parametrize("side_bet", list(SideBet))
+def test_pay_table_lists_exactly_what_settlement_pays(side_bet: SideBet) -> None:
+    """Every two cards of a shoe (a card may come twice) against a third of the up cards:
+    the winning outcomes and their ratios are the pay table's lines, nothing else."""
+    deck = full_deck()
+    paid = {
+        (result.outcome, result.pays)
+        for first_two in itertools.combinations_with_replacement(deck, 2)
+        for up in deck[::3]
+        for result in [settle_side_bet(side_bet, EVERY_SIDE_BET, first_two, up)]
+        if result.wins
+    }
+    lines = pay_table(side_bet, EVERY_SIDE_BET)
+    assert paid == {(line.outcome, line.pays) for line in lines}
+    assert len({line.description for line in lines}) == len(lines)
+
+
+@pytest.mark.parametrize("side_bet", list(SideBet))
+def test_pay_table_of_a_side_bet_not_offered_raises_naming_it_and_the_rules(
+    side_bet: SideBet,
+) -> None:
+    with pytest.raises(BetError, match=rf"pays of side bet {re.escape(side_bet.value)}\b.*'plain'"):
+        pay_table(side_bet, Rules(name="plain"))
+
+
+def test_pay_table_by_key_and_unknown_side_bet() -> None:
+    assert pay_table(cast(SideBet, "perfect_pairs"), LIVE)[0].pays == Fraction(25)
+    with pytest.raises(BetError, match=r"unknown side bet 'royal_match'"):
+        pay_table(cast(SideBet, "royal_match"), EVERY_SIDE_BET)
+
+
+def test_pay_line_is_frozen() -> None:
+    line = pay_table(SideBet.PLAYER_PAIR, RWS_V4)[0]
+    with pytest.raises(AttributeError):
+        line.pays = Fraction(12)  # type: ignore[misc]
 
 
 # --- Exhaustive counts against combinatorics ----------------------------------------------------

@@ -18,14 +18,17 @@ ratios to 1 from the rule set's pay table, and a side bet whose pay table is
 (<SideBetOutcome.PAIR: 'pair'>, Fraction(11, 1), True)
 >>> settle_side_bet(SideBet.OVER_13, rules, parse_cards("AS KD"), parse_card("5H")).outcome
 <SideBetOutcome.UNDER_13: 'under-13'>
+>>> [(line.outcome.value, line.pays) for line in pay_table(SideBet.UNDER_13, rules)]
+[('under-13', Fraction(1, 1))]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TypeVar
 
 from croupier.cards import Card, Rank
@@ -33,8 +36,10 @@ from croupier.errors import BetError
 from croupier.rules import Rules, SideBet
 
 __all__ = [
+    "PayLine",
     "SideBetOutcome",
     "SideBetResult",
+    "pay_table",
     "settle_side_bet",
 ]
 
@@ -98,6 +103,47 @@ class SideBetResult:
         """
         return self.pays is not None
 
+
+@dataclass(frozen=True, slots=True)
+class PayLine:
+    """One winning line of a side bet's pay table.
+
+    Attributes:
+        outcome: The winning outcome.
+        description: The outcome in words for players, such as
+            ``"Perfect pair: same rank and suit"``.
+        pays: The ratio to 1 it pays.
+
+    >>> line = PayLine(SideBetOutcome.PAIR, "Pair: two cards of the same rank", Fraction(11))
+    >>> line.pays
+    Fraction(11, 1)
+    """
+
+    outcome: SideBetOutcome
+    description: str
+    pays: Fraction
+
+
+#: Each winning outcome in words for players, as a pay table lists it.
+_DESCRIPTIONS: Mapping[SideBetOutcome, str] = MappingProxyType(
+    {
+        SideBetOutcome.PAIR: "Pair: two cards of the same rank, any suits",
+        SideBetOutcome.UNDER_13: "Under 13: the two cards count 12 or less, every Ace as 1",
+        SideBetOutcome.OVER_13: "Over 13: the two cards count 14 or more, every Ace as 1",
+        SideBetOutcome.PERFECT_PAIR: "Perfect pair: same rank and suit",
+        SideBetOutcome.COLOURED_PAIR: "Coloured pair: same rank and colour, different suits",
+        SideBetOutcome.MIXED_PAIR: "Mixed pair: same rank, one red card and one black",
+        SideBetOutcome.SUITED_TRIPS: "Suited trips: three cards of the same rank and suit",
+        SideBetOutcome.STRAIGHT_FLUSH: "Straight flush: three cards in sequence, of one suit",
+        SideBetOutcome.THREE_OF_A_KIND: (
+            "Three of a kind: three cards of the same rank, not all of one suit"
+        ),
+        SideBetOutcome.STRAIGHT: (
+            "Straight: three cards in sequence (Ace high or low), not all of one suit"
+        ),
+        SideBetOutcome.FLUSH: "Flush: three cards of one suit, not in sequence",
+    }
+)
 
 #: Position of each 21+3 outcome in ``Rules.twenty_one_plus_three_pays``.
 _TWENTY_ONE_PLUS_THREE_INDEX = {
@@ -175,12 +221,7 @@ def settle_side_bet(
     ...
     croupier.errors.BetError: cannot settle side bet under_13: the rule set 'live' does not offer it
     """
-    if not isinstance(side_bet, SideBet):
-        try:
-            side_bet = SideBet(side_bet)
-        except ValueError:
-            known = ", ".join(member.value for member in SideBet)
-            raise BetError(f"unknown side bet {side_bet!r}; the side bets are: {known}") from None
+    side_bet = _known(side_bet)
     if len(first_two) != 2:
         raise BetError(
             f"cannot settle side bet {side_bet.value}: it needs the player's first two cards, "
@@ -215,10 +256,84 @@ def settle_side_bet(
     return SideBetResult(side_bet, outcome, pays)
 
 
-def _offered(table: _Table | None, side_bet: SideBet, rules: Rules) -> _Table:
+def pay_table(side_bet: SideBet, rules: Rules) -> tuple[PayLine, ...]:
+    """The winning lines of a side bet's pay table, best first, from the rule set.
+
+    Player Pair, Under 13 and Over 13 have one line each (RWS v4 4.1, v5 4.1.1).
+    Perfect Pairs lists the perfect, coloured and mixed pair, and 21+3 suited trips,
+    straight flush, three of a kind, straight and flush, in the order the rule
+    set's pay fields hold them: the order in which only the best combination is
+    paid (live).
+
+    Args:
+        side_bet: The side bet whose pay table is wanted.
+        rules: The rule set whose pay fields give the ratios.
+
+    Returns:
+        One line per winning outcome: the outcome, its description for players and
+        the ratio to 1 it pays.
+
+    Raises:
+        BetError: The rule set does not offer the side bet (its pay table is
+            ``None``), or the side bet is unknown.
+
+    >>> from croupier.presets import find_rules
+    >>> for line in pay_table(SideBet.PERFECT_PAIRS, find_rules("live")):
+    ...     print(f"{line.description}: {line.pays} to 1")
+    Perfect pair: same rank and suit: 25 to 1
+    Coloured pair: same rank and colour, different suits: 12 to 1
+    Mixed pair: same rank, one red card and one black: 6 to 1
+    >>> live = find_rules("live")
+    >>> [line.outcome.value for line in pay_table(SideBet.TWENTY_ONE_PLUS_THREE, live)]
+    ['suited-trips', 'straight-flush', 'three-of-a-kind', 'straight', 'flush']
+    >>> pay_table(SideBet.PLAYER_PAIR, find_rules("rws-v5"))[0].pays
+    Fraction(11, 1)
+    >>> pay_table(SideBet.PLAYER_PAIR, live)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    croupier.errors.BetError: cannot list the pays of side bet player_pair: the rule set 'live' ...
+    """
+    side_bet = _known(side_bet)
+    doing = "list the pays of"
+    single: Fraction | None
+    if side_bet is SideBet.PLAYER_PAIR:
+        outcome, single = SideBetOutcome.PAIR, rules.player_pair_pays
+    elif side_bet is SideBet.UNDER_13:
+        outcome, single = SideBetOutcome.UNDER_13, rules.under_13_pays
+    elif side_bet is SideBet.OVER_13:
+        outcome, single = SideBetOutcome.OVER_13, rules.over_13_pays
+    else:
+        if side_bet is SideBet.PERFECT_PAIRS:
+            index, tables = _PERFECT_PAIRS_INDEX, rules.perfect_pairs_pays
+        else:
+            index, tables = _TWENTY_ONE_PLUS_THREE_INDEX, rules.twenty_one_plus_three_pays
+        ratios = _offered(tables, side_bet, rules, doing=doing)
+        # The index tables give each outcome's place in the pay field: best first.
+        ordered = sorted(index.items(), key=lambda item: item[1])
+        return tuple(_line(winner, ratios[position]) for winner, position in ordered)
+    return (_line(outcome, _offered(single, side_bet, rules, doing=doing)),)
+
+
+def _line(outcome: SideBetOutcome, pays: Fraction) -> PayLine:
+    return PayLine(outcome, _DESCRIPTIONS[outcome], pays)
+
+
+def _known(side_bet: SideBet | str) -> SideBet:
+    if isinstance(side_bet, SideBet):
+        return side_bet
+    try:
+        return SideBet(side_bet)
+    except ValueError:
+        known = ", ".join(member.value for member in SideBet)
+        raise BetError(f"unknown side bet {side_bet!r}; the side bets are: {known}") from None
+
+
+def _offered(
+    table: _Table | None, side_bet: SideBet, rules: Rules, *, doing: str = "settle"
+) -> _Table:
     if table is None:
         raise BetError(
-            f"cannot settle side bet {side_bet.value}: "
+            f"cannot {doing} side bet {side_bet.value}: "
             f"the rule set {rules.name!r} does not offer it"
         )
     return table

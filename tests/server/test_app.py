@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -286,6 +287,49 @@ def test_concurrent_bets_cannot_overdraw_one_account(db_url: str, clock: Clock) 
         second.close()
 
 
+def test_the_rules_panel_reads_the_live_tables_summary_and_pay_tables(
+    db_url: str, clock: Clock
+) -> None:
+    """Live, Perfect Pair Side Bet: perfect 25, coloured 12, mixed 6 to 1; 21+3 Side bet:
+    suited trips 100, straight flush 40, three of a kind 30, straight 10, flush 5 to 1;
+    Doubling Down: "you aren't allowed double down after splitting a pair".  Ratios are
+    text, never floats."""
+    tables = (TableConfig(id="studio", preset="live", betting_seconds=5),)
+    app = create_app(Settings(url=db_url, tables=tables, clock=clock, tick_seconds=0.01))
+    with TestClient(app) as client:
+        rules = client.get("/api/tables/studio/rules").json()
+        assert rules["name"] == "live" and rules["rules"]["perfect_pairs_pays"] == ["25", "12", "6"]
+        assert "Split hands may not be doubled." in rules["summary"]
+        assert all(isinstance(sentence, str) for sentence in rules["summary"])
+        assert list(rules["pay_tables"]) == ["perfect_pairs", "21+3"]
+        assert rules["pay_tables"]["perfect_pairs"] == [
+            {
+                "outcome": "perfect-pair",
+                "description": "Perfect pair: same rank and suit",
+                "pays": "25",
+            },
+            {
+                "outcome": "coloured-pair",
+                "description": "Coloured pair: same rank and colour, different suits",
+                "pays": "12",
+            },
+            {
+                "outcome": "mixed-pair",
+                "description": "Mixed pair: same rank, one red card and one black",
+                "pays": "6",
+            },
+        ]
+        twenty_one_plus_three = rules["pay_tables"]["21+3"]
+        assert [(line["outcome"], line["pays"]) for line in twenty_one_plus_three] == [
+            ("suited-trips", "100"),
+            ("straight-flush", "40"),
+            ("three-of-a-kind", "30"),
+            ("straight", "10"),
+            ("flush", "5"),
+        ]
+        assert all(line["description"] for line in twenty_one_plus_three)
+
+
 def test_the_dealer_console_deals_by_hand_and_only_a_dealer_may(db_url: str, clock: Clock) -> None:
     """A physical-shoe table: a dealer account enters the cards and voids with a reason
     (RWS v5 5.17: every bet returned); a player cannot do either."""
@@ -325,10 +369,15 @@ def test_the_page_and_what_it_reads_about_a_table(db_url: str, clock: Clock) -> 
     with server(db_url, clock) as client:
         page = client.get("/")
         assert page.status_code == 200
-        assert '<script type="module" src="/static/app.js">' in page.text
-        assert client.get("/static/app.js").status_code == 200
+        # The bundle's name carries its hash: read it from the page.
+        script = re.search(r'<script type="module"[^>]* src="(/static/[^"]+\.js)"', page.text)
+        assert script is not None, page.text
+        assert client.get(script.group(1)).status_code == 200
         rules = client.get("/api/tables/rws/rules").json()
         assert rules["name"] == "rws-v5" and rules["citations"]["max_split_hands"]["clause"]
+        assert "The dealer stands on all 17s." in rules["summary"]
+        assert set(rules["pay_tables"]) == {"player_pair", "under_13", "over_13"}
+        assert client.get("/api/tables/online/rules").json()["pay_tables"] == {}
         chart = client.get("/api/tables/rws/strategy").json()
         assert sorted(chart["up_cards"]) == sorted(["A", *map(str, range(2, 11))])
         assert {row["section"] for row in chart["rows"]} == {"hard", "soft", "pair"}

@@ -1,26 +1,48 @@
-"""The page in a real browser (Playwright driving Debian's Chromium).
+"""The page in a real browser: Playwright driving Debian's Chromium against a real server.
+
+Every test starts ``croupier serve``'s app on loopback with tables whose shoes are
+stacked (the cards of tests/server/test_runtime_scenarios.py, where each round is
+checked at the server), signs players up through the page and plays with the mouse
+and the keyboard as a player would.  Balances on the page are checked against the
+server's ledger.
 
 Skipped, with the reason, where no Chromium is installed, unless
-``CROUPIER_REQUIRE_BROWSER=1`` (as in CI) makes that a failure.
+``CROUPIER_REQUIRE_BROWSER=1`` (as in CI) makes that a failure.  The screenshots the
+README shows are saved to ``CROUPIER_SCREENSHOTS`` (a folder), else to a temporary one.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+import sqlalchemy
 import uvicorn
 
+from croupier.server import accounts, db, ledger
 from croupier.server.app import Settings, create_app
 from croupier.server.runtime import ServerShoe, TableConfig
+from croupier.server.schema import users
+from tests.server.test_runtime_scenarios import LIVE_HOLE_1, LIVE_SHOE, RWS_SHOE
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page, WebSocket
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PASSWORD = "correct horse battery"
+#: How long the page may take to show what the server did (a busy CI machine).
+WAIT_MS = 20_000
 
 
 def free_port() -> int:
@@ -30,14 +52,51 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[str]:
-    """A server on loopback whose rws-v5 table deals 10S 6D 7H 9C KD first."""
-    tables = (TableConfig(id="rws", preset="rws-v5", betting_seconds=2, offer_seconds=30),)
+@dataclass
+class Site:
+    """A running server: its address and its database."""
+
+    url: str
+    db_url: str
+
+    def balance(self, name: str) -> Decimal:
+        """A player's balance in the server's ledger."""
+        engine = db.connect(self.db_url)
+        try:
+            with engine.begin() as conn:
+                user_id = conn.execute(
+                    sqlalchemy.select(users.c.id).where(users.c.name == name)
+                ).scalar_one()
+                return ledger.balance(conn, user_id)
+        finally:
+            engine.dispose()
+
+    def books(self) -> list[str]:
+        """The ledger's reconciliation problems (none when every round balances)."""
+        engine = db.connect(self.db_url)
+        try:
+            with engine.begin() as conn:
+                return ledger.check(conn)
+        finally:
+            engine.dispose()
+
+    def add_dealer(self, name: str) -> None:
+        """A dealer account (dealers are made by the house, never by signing up)."""
+        engine = db.connect(self.db_url)
+        try:
+            with engine.begin() as conn:
+                accounts.register(conn, name, PASSWORD, role="dealer")
+        finally:
+            engine.dispose()
+
+
+def serve(tmp_path: Path, *tables: TableConfig, shoes: dict[str, str]) -> Iterator[Site]:
+    """Run a server with ``tables`` (their first shoes stacked) until the test ends."""
+    db_url = f"sqlite:///{tmp_path / 'site.db'}"
     settings = Settings(
-        url=f"sqlite:///{tmp_path / 'site.db'}",
+        url=db_url,
         tables=tables,
-        shoes={"rws": ServerShoe.stacked("10S 6D 7H 9C KD")},
+        shoes={table: ServerShoe.stacked(cards) for table, cards in shoes.items()},
     )
     port = free_port()
     server = uvicorn.Server(
@@ -48,13 +107,35 @@ def site(tmp_path: Path) -> Iterator[str]:
     deadline = time.monotonic() + 30
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
+    assert server.started, "the server did not start"
+    yield Site(f"http://127.0.0.1:{port}", db_url)
     server.should_exit = True
     thread.join(timeout=10)
 
 
 @pytest.fixture
-def browser() -> Iterator[object]:
+def rws_site(tmp_path: Path) -> Iterator[Site]:
+    """An rws-v5 table (no hole card) dealing 10S 6D 7H 9C KD first."""
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=2, offer_seconds=60)
+    yield from serve(tmp_path, table, shoes={"rws": RWS_SHOE})
+
+
+@pytest.fixture
+def live_site(tmp_path: Path) -> Iterator[Site]:
+    """A live-studio table (Perfect Pairs, 21+3, insurance) on the scenario's shoe."""
+    table = TableConfig(
+        id="live",
+        preset="live",
+        betting_seconds=5,
+        offer_seconds=60,
+        decision_seconds=60,
+        pause_seconds=2,
+    )
+    yield from serve(tmp_path, table, shoes={"live": LIVE_SHOE})
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
     if CHROMIUM is None:
         if os.environ.get("CROUPIER_REQUIRE_BROWSER") == "1":
             pytest.fail("no Chromium installed (apt-get install chromium)")
@@ -62,45 +143,469 @@ def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-background-networking", "--disable-component-update"],
+        )
         yield launched
         launched.close()
 
 
-def test_a_newcomer_signs_up_bets_with_chips_and_plays_with_the_keyboard(
-    site: str, browser: object
-) -> None:
-    from playwright.sync_api import Browser, expect
+@pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    """Where the screenshots go: ``CROUPIER_SCREENSHOTS`` (the README's) or a temporary folder."""
+    folder = Path(os.environ.get("CROUPIER_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
-    assert isinstance(browser, Browser)
-    page = browser.new_page(viewport={"width": 1200, "height": 850})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(site)
-    page.fill("#name", "ann")
-    page.fill("#password", "correct horse")
-    page.click("text=Sign up")
-    expect(page.locator("#balance")).to_have_text("1000.00")
-    card = page.locator(".table-card").first
-    expect(card).to_contain_text("5000.00")
-    expect(card).to_contain_text("RTP 99.81%", timeout=60_000)  # the exact math, rws-v5
-    page.click("a[href='#/table/rws']")
-    page.locator(".chip").first.click()  # 25.00
+
+class Player:
+    """A person at the site: a browser context of his own, one page, its errors kept."""
+
+    def __init__(self, browser: Browser, site: Site, **options: object) -> None:
+        settings: dict[str, object] = {"viewport": {"width": 1280, "height": 860}, **options}
+        self.context: BrowserContext = browser.new_context(**settings)  # type: ignore[arg-type]
+        self.page: Page = self.context.new_page()
+        self.page.set_default_timeout(WAIT_MS)
+        self.site = site
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.frames: list[str] = []
+
+    def record_frames(self) -> None:
+        """Keep every WebSocket frame the server sends this page, in order."""
+
+        def on_socket(socket: WebSocket) -> None:
+            socket.on("framereceived", lambda payload: self.frames.append(str(payload)))
+
+        self.page.on("websocket", on_socket)
+
+    def sign_up(self, name: str) -> None:
+        page = self.page
+        page.goto(f"{self.site.url}/#/login")
+        page.fill("#name", name)
+        page.fill("#password", PASSWORD)
+        page.click("text=Sign up")
+        expect_text(page.locator("#balance"), "1000.00")
+
+    def sit_at(self, table: str) -> None:
+        self.page.click(f"[data-table='{table}'] a:text('Play')")
+        self.page.wait_for_selector("[data-spot='1:main']:not([disabled])")
+
+    def chip(self, value: str) -> None:
+        self.page.click(f".chip[data-value='{value}']")
+
+    def balance(self) -> str:
+        return self.page.locator("#balance").inner_text()
+
+    def close(self) -> None:
+        assert self.errors == [], f"errors in the page: {self.errors}"
+        self.context.close()
+
+
+def expect_text(locator: object, text: str | re.Pattern[str]) -> None:
+    from playwright.sync_api import Locator, expect
+
+    assert isinstance(locator, Locator)
+    expect(locator).to_have_text(text, timeout=WAIT_MS)
+
+
+def expect_contains(locator: object, text: str | re.Pattern[str]) -> None:
+    from playwright.sync_api import Locator, expect
+
+    assert isinstance(locator, Locator)
+    expect(locator).to_contain_text(text, timeout=WAIT_MS)
+
+
+def settle_animations(page: Page) -> None:
+    """Wait until the cards dealt last have landed (for a screenshot)."""
+    page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
+
+
+def assert_hole_card_sent_only_when_revealed(frames: list[str], hole: str) -> None:
+    """The first frame that carries ``hole`` is the dealer's turn: the card turned over."""
+    carrying = [json.loads(frame) for frame in frames if hole in frame]
+    assert carrying, f"the watcher never saw {hole}"
+    first = carrying[0]
+    if first["type"] == "events":
+        assert {"type": "hole_card_revealed", "card": hole}.items() <= next(
+            e for e in first["events"] if e["type"] == "hole_card_revealed"
+        ).items()
+    else:
+        assert first["type"] == "state", first
+        assert first["state"]["dealer"]["hidden_cards"] == 0
+        assert first["state"]["phase"] in ("dealer-turn", "settled"), first["state"]["phase"]
+
+
+def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_side_bet(
+    live_site: Site, browser: Browser, screenshots: Path
+) -> None:
+    """Two players in two browsers at one live table, and a watcher in a third.
+
+    Round 1 (Live Blackjack Game Rules: The Play, Insurance, Splitting Pairs, Doubling
+    Down, Perfect Pairs): ann bets 25 and 5 on Perfect Pairs and is dealt a perfect
+    pair of 8S (paid 25 to 1); the up card is an Ace, so both are offered insurance;
+    ann insures, bob declines; ann splits, bob doubles his 11; the dealer's soft 17
+    stands.  Round 2: both repeat their bets with Rebet and stand.  After each round
+    the balances on both pages equal the ledger's.
+    """
+    ann = Player(browser, live_site)
+    bob = Player(browser, live_site)
+    watcher = Player(browser, live_site)
+    watcher.record_frames()
+    watcher.page.goto(f"{live_site.url}/#/table/live")  # nobody signed in: watching
+    expect_contains(watcher.page.locator(".controls"), "You are watching")
+    ann.sign_up("ann")
+    bob.sign_up("bob")
+    lobby = ann.page.locator("[data-table='live']")
+    expect_contains(lobby, "Perfect Pairs, 21+3")
+    expect_contains(lobby, re.compile(r"RTP 9\d\.\d\d%"))  # the exact math
+    ann.page.screenshot(path=str(screenshots / "lobby.png"))
+    ann.sit_at("live")
+    bob.sit_at("live")
+
+    # Bets: chips on the spots, then Place bets; the money leaves the balance at once.
+    ann.chip("25.00")
+    ann.page.click("[data-spot='1:main']")
+    ann.chip("5.00")
+    ann.page.click("[data-spot='1:perfect_pairs']")
+    ann.page.click("text=Place bets")
+    expect_text(ann.page.locator("#balance"), "970.00")
+    bob.chip("25.00")
+    bob.page.click("[data-spot='2:main']")
+    bob.page.click("[data-spot='2:main']")
+    bob.page.keyboard.press("Enter")  # Place bets
+    expect_text(bob.page.locator("#balance"), "950.00")
+
+    # The deal: an Ace up; insurance is offered to each player; the hole card face down.
+    expect_contains(ann.page.locator(".offer"), "Insure")
+    expect_contains(bob.page.locator(".offer"), "Insure")
+    for person in (ann, bob, watcher):
+        dealer = person.page.locator(".dealer")
+        expect_contains(dealer, "A")
+        assert dealer.locator(".card.back").count() == 1
+        assert person.page.locator(f"[data-card='{LIVE_HOLE_1}']").count() == 0
+    # Perfect Pairs is settled on the deal: 5 at 25 to 1.
+    expect_contains(ann.page.locator("[data-box='1']"), "Perfect Pairs (ann): perfect pair +125.00")
+    ann.page.keyboard.press("i")  # insurance: half the bet, 12.50
+    expect_text(ann.page.locator("#balance"), "957.50")
+    bob.page.click("text=No thanks")
+
+    # ann's turn: she splits her 8s and stands on both hands; bob cannot act for her.
+    expect_contains(ann.page.locator(".actions"), "Split")
+    bob.page.keyboard.press("h")
+    expect_contains(bob.page.locator(".notice"), "It is not your turn: box 1 is playing")
+    ann.page.keyboard.press("p")
+    expect_text(ann.page.locator("#balance"), "932.50")
+    expect_contains(ann.page.locator("[data-box='1'] [data-hand='1'] .total"), "18")
+    settle_animations(ann.page)
+    ann.page.screenshot(path=str(screenshots / "table-mid-round.png"))
+    ann.page.keyboard.press("s")
+    expect_contains(ann.page.locator("[data-box='1'] [data-hand='2'] .total"), "17")
+    ann.page.keyboard.press("s")
+
+    # bob doubles his 11 and draws a 9; the dealer turns over his card and stands.
+    bob.page.click("button:text('Double (D)')")
+    expect_contains(bob.page.locator("[data-box='2'] .total"), "20 · doubled")
+    expect_contains(watcher.page.locator(".dealer .total"), "17")
+    expect_text(ann.page.locator("#balance"), "1137.50")
+    expect_text(bob.page.locator("#balance"), "1100.00")
+    assert live_site.balance("ann") == Decimal("1137.50")
+    assert live_site.balance("bob") == Decimal("1100.00")
+    expect_text(ann.page.locator("#net"), "137.50")
+
+    # The watcher was never sent the hole card before the dealer turned it over.
+    assert_hole_card_sent_only_when_revealed(watcher.frames, LIVE_HOLE_1)
+
+    # Round 2: Rebet puts last round's bets back (25 and 5 on Perfect Pairs; bob 50).
+    ann.page.wait_for_selector("[data-spot='1:main']:not([disabled])")
+    ann.page.keyboard.press("b")
+    ann.page.click("text=Place bets")
+    bob.page.wait_for_selector("[data-spot='2:main']:not([disabled])")
+    bob.page.click("text=Rebet")
+    bob.page.click("text=Place bets")
+    expect_text(ann.page.locator("#balance"), "1107.50")
+    expect_text(bob.page.locator("#balance"), "1050.00")
+    expect_contains(ann.page.locator(".actions"), "Stand")
+    ann.page.keyboard.press("s")
+    expect_contains(bob.page.locator(".actions"), "Stand")
+    bob.page.keyboard.press("s")
+    # ann's 19 beats the dealer's 18; her Perfect Pairs loses; bob's 17 loses.
+    expect_text(ann.page.locator("#balance"), "1157.50")
+    expect_text(bob.page.locator("#balance"), "1050.00")
+    expect_contains(bob.page.locator(".log"), "Dealer has 18")
+    assert live_site.balance("ann") == Decimal("1157.50")
+    assert live_site.balance("bob") == Decimal("1050.00")
+    assert live_site.books() == []
+
+    # History: both rounds, the first opening to its recall.
+    ann.page.click("text=History")
+    rows = ann.page.locator(".history tbody tr")
+    expect_text(rows.nth(0).locator("td").nth(0), "#2")
+    ann.page.locator(".history tbody tr", has_text="#1").locator("text=Recall").click()
+    recall = ann.page.locator(".recall")
+    expect_contains(recall, "Balance before 1000.00, after 1137.50")
+    expect_contains(recall, "split")
+    assert recall.locator(".cards .card").count() == 9
+    ann.page.screenshot(path=str(screenshots / "recall.png"), full_page=True)
+    for person in (ann, bob, watcher):
+        person.close()
+    for name in ("lobby.png", "table-mid-round.png", "recall.png"):
+        assert (screenshots / name).read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_newcomer_plays_with_the_keyboard_and_reloads_in_the_middle_of_a_round(
+    rws_site: Site, browser: Browser
+) -> None:
+    """RWS v5 3.16 (surrender offered first), answered with the keyboard; a reload in
+    the middle of the round brings back the same cards, offer, turn and session."""
+    ann = Player(browser, rws_site)
+    ann.sign_up("ann")
+    page = ann.page
+    expect_contains(page.locator("[data-table='rws']"), "RTP 99.81%")  # the exact math, rws-v5
+    ann.sit_at("rws")
+    page.click("[data-spot='1:main']")  # the smallest chip is picked to start: 25.00
     page.click("[data-spot='1:main']")
-    page.click("[data-spot='1:main']")
-    page.click("text=Undo")
-    page.click("text=Place bets")
-    expect(page.locator("#balance")).to_have_text("975.00")
-    # RWS v5 3.16: surrender is offered first; N declines it, S stands on 17.
-    expect(page.locator(".offer")).to_contain_text("surrender", timeout=15_000)
-    expect(page.locator(".dealer .cards .card")).to_have_count(1)  # no hole card dealt
+    page.keyboard.press("u")  # undo the second chip
+    expect_contains(page.locator("[data-spot='1:main']"), "+25.00")
+    page.keyboard.press("Enter")
+    expect_text(page.locator("#balance"), "975.00")
+    expect_contains(page.locator(".offer"), "Surrender")
+    assert page.locator(".dealer .card").count() == 1  # no hole card is dealt
+
+    page.reload()
+    expect_contains(page.locator(".offer"), "Surrender")
+    expect_text(page.locator("#balance"), "975.00")
+    expect_text(page.locator("#net"), "-25.00")  # the session survives the reload
+    expect_contains(page.locator("[data-box='1'] .total"), "17")
     page.keyboard.press("n")
-    expect(page.locator("button[data-key='s']")).to_be_visible()
+    expect_contains(page.locator(".actions"), "Stand (S)")
+    page.reload()
+    expect_contains(page.locator(".actions"), "Stand (S)")
+    assert page.locator("[data-box='1'] .card").count() == 2
     page.keyboard.press("s")
-    expect(page.locator("#balance")).to_have_text("1025.00")  # the dealer busts
-    expect(page.locator("#net")).to_have_text("25.00")
-    page.click("text=History")
-    expect(page.locator(".history tbody tr")).to_have_count(1)
-    page.click("text=Recall")
-    expect(page.locator("main")).to_contain_text("Balance before 1000.00, after 1025.00")
-    assert errors == []
+    expect_text(page.locator("#balance"), "1025.00")  # the dealer busts
+    expect_text(page.locator("#net"), "25.00")
+    assert rws_site.balance("ann") == Decimal("1025.00")
+    ann.close()
+
+
+def test_bad_input_on_the_page_gets_a_clear_message_and_changes_nothing(
+    live_site: Site, browser: Browser
+) -> None:
+    """A bet over the table's limit (the live rules' side-bet maximum), a bet on a box
+    another player holds, an action key out of turn, placing no bets: each gets a
+    message that says what is wrong, and no money moves."""
+    ann = Player(browser, live_site)
+    bob = Player(browser, live_site)
+    ann.sign_up("ann")
+    bob.sign_up("bob")
+    ann.sit_at("live")
+    bob.sit_at("live")
+    page = ann.page
+
+    page.keyboard.press("Enter")  # Place bets, with nothing on the layout
+    expect_contains(page.locator(".notice"), "Put chips on a betting spot first")
+
+    ann.chip("500.00")
+    page.click("[data-spot='1:perfect_pairs']")
+    page.click("[data-spot='1:perfect_pairs']")
+    expect_contains(
+        page.locator(".notice"),
+        "Box 1: a Perfect Pairs bet of 1000.00 is over the table's maximum of 500.00.",
+    )
+    expect_contains(page.locator("[data-spot='1:perfect_pairs']"), "+500.00")
+    page.keyboard.press("c")  # clear
+
+    ann.chip("1000.00")
+    page.click("[data-spot='1:main']")
+    page.click("[data-spot='2:main']")
+    expect_contains(page.locator(".notice"), "does not cover 2000.00")
+
+    page.keyboard.press("h")
+    expect_contains(page.locator(".notice"), "There is no hand to play now.")
+
+    # bob holds box 3; the server refuses ann's bet there and says why.
+    bob.page.locator("[data-box='3']").get_by_role("button", name="Sit").click()
+    expect_contains(page.locator("[data-box='3'] .holder"), "bob")
+    page.keyboard.press("c")
+    ann.chip("5.00")
+    page.click("[data-spot='3:main']")
+    page.click("text=Place bets")
+    expect_contains(page.locator(".notice"), "box 3 is taken by bob; bet behind once bob has bet")
+    expect_text(page.locator("#balance"), "1000.00")
+    assert live_site.balance("ann") == Decimal("1000.00")
+    assert live_site.books() == []
+    ann.close()
+    bob.close()
+
+
+def test_the_hourly_reality_check_shows_time_played_and_amount_wagered(
+    rws_site: Site, browser: Browser
+) -> None:
+    """Online tables: every hour of play the page stops for a reminder of the time
+    played and the amount wagered, which the player acknowledges."""
+    ann = Player(browser, rws_site)
+    ann.context.clock.install()
+    ann.sign_up("ann")
+    ann.sit_at("rws")
+    ann.page.click("[data-spot='1:main']")
+    ann.page.click("text=Place bets")
+    expect_text(ann.page.locator("#balance"), "975.00")
+    dialog = ann.page.locator("#reminder")
+    assert not dialog.is_visible()
+    ann.context.clock.fast_forward("59:00")
+    ann.page.wait_for_timeout(1500)
+    assert not dialog.is_visible()
+    ann.context.clock.fast_forward("01:05")
+    expect_contains(dialog, "You have played for 1 hour and wagered 25.00.")
+    expect_contains(dialog, "net result this session is -25.00")
+    dialog.get_by_role("button", name="I understand").click()
+    ann.page.wait_for_timeout(500)
+    assert not dialog.is_visible()
+    ann.close()
+
+
+def test_the_rules_the_strategy_chart_and_the_hint(live_site: Site, browser: Browser) -> None:
+    """The rules one click away, written from the preset with every side bet's pay
+    table (live rules: Perfect Pairs 25/12/6, 21+3 100/40/30/10/5), the basic strategy
+    chart for the table's rules, and the hint of the basic strategy's choice."""
+    ann = Player(browser, live_site)
+    ann.sign_up("ann")
+    ann.sit_at("live")
+    page = ann.page
+    page.click("text=Rules")
+    panel = page.locator("dialog.rules-panel")
+    expect_contains(panel, "Live Blackjack Game Rules")
+    perfect = panel.locator(".paytable[data-side-bet='perfect_pairs']")
+    expect_contains(perfect, "25 to 1")
+    expect_contains(perfect, "12 to 1")
+    expect_contains(perfect, "6 to 1")
+    three = panel.locator(".paytable[data-side-bet='21+3']")
+    for pays in ("100 to 1", "40 to 1", "30 to 1", "10 to 1", "5 to 1"):
+        expect_contains(three, pays)
+    expect_contains(panel, re.compile(r"Return to player with basic strategy: 9\d\.\d\d%"))
+    page.keyboard.press("Escape")
+    page.click("text=Strategy chart")
+    chart = page.locator("dialog.strategy-panel svg")
+    assert chart.count() == 1
+    page.keyboard.press("Escape")
+
+    page.check("text=Show hint")
+    page.click("[data-spot='1:main']")
+    page.click("text=Place bets")
+    # Alone at the table ann is dealt 8S and AH against the 7D: soft 19 stands.
+    expect_contains(page.locator(".hint"), "Basic strategy: stand")
+    ann.close()
+
+
+def test_the_dealer_console_is_for_dealers_and_deals_a_physical_shoe(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """RWS v5 5.17 (a void round returns every bet) at a table dealt by hand: the
+    dealer enters the cards on his console; a bad card is refused with a message; a
+    player cannot open the console."""
+    table = TableConfig(id="pit", preset="rws-v5", dealt="dealer", betting_seconds=2)
+    for site in serve(tmp_path, table, shoes={}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.page.goto(f"{site.url}/#/dealer/pit")
+        expect_contains(ann.page.locator("main"), "for dealer accounts only")
+        ann.page.goto(f"{site.url}/#/table/pit")
+        ann.page.click("[data-spot='1:main']")
+        ann.page.click("text=Place bets")
+        expect_text(ann.page.locator("#balance"), "975.00")
+
+        site.add_dealer("dee")
+        dealer = Player(browser, site)
+        page = dealer.page
+        page.goto(f"{site.url}/#/login")
+        page.fill("#name", "dee")
+        page.fill("#password", PASSWORD)
+        page.click("button:text('Log in')")
+        expect_contains(page.locator("main"), "Tables")  # signed in, back at the lobby
+        page.goto(f"{site.url}/#/dealer/pit")
+        expect_contains(page.locator(".dealer-console"), "The table waits for the next card.")
+        page.fill("#card", "ZZ")
+        page.click("text=Enter card")
+        expect_contains(page.locator(".notice"), "ZZ")
+        page.fill("#card", "10S")
+        page.keyboard.press("Enter")
+        expect_contains(ann.page.locator("[data-box='1']"), "10")
+        page.fill("#reason", "card exposed")
+        page.click("text=Void round")
+        expect_contains(ann.page.locator(".log"), "Round void: card exposed")
+        expect_text(ann.page.locator("#balance"), "1000.00")  # the bet is returned
+        assert site.balance("ann") == Decimal("1000.00")
+        assert site.books() == []
+        ann.close()
+        dealer.close()
+
+
+@pytest.mark.parametrize(("name", "width", "height"), [("phone", 390, 844), ("large", 2560, 1440)])
+def test_the_table_fits_a_phone_and_a_large_screen(
+    rws_site: Site, browser: Browser, screenshots: Path, name: str, width: int, height: int
+) -> None:
+    """The felt, the chips and the actions fit the screen without sideways scrolling."""
+    player = Player(browser, rws_site, viewport={"width": width, "height": height})
+    player.context.set_default_timeout(WAIT_MS)
+    player.sign_up("ann")
+    player.sit_at("rws")
+    page = player.page
+    page.click("[data-spot='1:main']")
+    page.click("text=Place bets")
+    expect_contains(page.locator(".offer"), "Surrender")
+    page.keyboard.press("n")
+    expect_contains(page.locator(".actions"), "Stand")
+    overflow = page.evaluate(
+        "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+    )
+    assert overflow == 0
+    for selector in (".felt", ".actions", "#balance"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    settle_animations(page)
+    page.screenshot(path=str(screenshots / f"table-{name}.png"))
+    player.close()
+
+
+def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Browser) -> None:
+    """RWS v5: bob bets behind ann's box (1.26: the box's decisions are hers), is
+    offered to follow her split (3.21) and follows it; both split hands win when the
+    dealer busts (8S 6D 8H, then K and 9 on the split hands, the dealer Q and J)."""
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=4, offer_seconds=60)
+    for site in serve(tmp_path, table, shoes={"rws": "8S 6D 8H KC 9C QD JD"}):
+        ann = Player(browser, site)
+        bob = Player(browser, site)
+        ann.sign_up("ann")
+        bob.sign_up("bob")
+        ann.sit_at("rws")
+        bob.sit_at("rws")
+        ann.page.click("[data-spot='1:main']")
+        ann.page.click("text=Place bets")
+        behind = bob.page.locator("[data-spot='1:main']")
+        expect_contains(behind, "Bet behind")
+        behind.click()
+        bob.page.click("text=Place bets")
+        expect_text(bob.page.locator("#balance"), "975.00")
+        expect_contains(ann.page.locator(".offer"), "Surrender")
+        assert bob.page.locator(".offer").count() == 0  # the box's decisions are ann's
+        ann.page.keyboard.press("n")
+        expect_contains(ann.page.locator(".actions"), "Split (P)")
+        ann.page.keyboard.press("p")
+        expect_contains(bob.page.locator(".offer"), "follow")
+        bob.page.keyboard.press("f")
+        expect_text(bob.page.locator("#balance"), "950.00")
+        stakes = ann.page.locator("[data-box='1'] [data-hand='2'] .stakes")
+        expect_contains(stakes, "ann 25.00")
+        expect_contains(stakes, "bob 25.00")
+        ann.page.keyboard.press("s")
+        expect_contains(ann.page.locator("[data-box='1'] [data-hand='2'] .total"), "17")
+        ann.page.keyboard.press("s")
+        expect_text(ann.page.locator("#balance"), "1050.00")
+        expect_text(bob.page.locator("#balance"), "1050.00")
+        assert site.balance("ann") == Decimal("1050.00")
+        assert site.balance("bob") == Decimal("1050.00")
+        assert site.books() == []
+        ann.close()
+        bob.close()

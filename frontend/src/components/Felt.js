@@ -32,8 +32,9 @@ export function Felt({ table, view, pending, onSpot, chipSelected, print }) {
 function Box({ number, count, table, view, pending, onSpot, chipSelected, dealOrder }) {
   const you = table.you.value;
   const placed = view.boxes.find((b) => b.box === number);
-  const holder = placed?.seated ?? view.seats[String(number)] ?? null;
   const bets = view.bets.filter((b) => b.box === number);
+  // The first initial bet on a box seats its player; later ones bet behind him.
+  const holder = placed?.seated ?? view.seats[String(number)] ?? bets.find((b) => b.bet === "main")?.player ?? null;
   const results = view.results.filter((r) => r.box === number);
   const betting = view.phase === "betting";
   const position = count > 1 ? (number - 1) / (count - 1) : 0.5;

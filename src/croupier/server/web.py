@@ -1,9 +1,10 @@
 """The browser table: the page itself and what it reads besides the table protocol.
 
-The page is plain ES modules and CSS shipped in the package (``static/``): no build
-step and no CDN.  It reads a table's rules (from its preset, every rule with its
-clause), the basic strategy chart for its rules, and the exact RTP of its main game
-and side bets, computed once per rule set and cached.
+The page ships built in the package (``static/``, bundled by Vite from ``frontend/``:
+Preact components, no CDN).  It reads a table's rules (from its preset, every rule with its
+clause, the rules in plain sentences and each side bet's pay table), the basic
+strategy chart for its rules, and the exact RTP of its main game and side bets,
+computed once per rule set and cached.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from croupier.describe import describe_rules
 from croupier.rules import Rules
+from croupier.sidebets import pay_table
 
-__all__ = ["STATIC", "add_web_routes"]
+__all__ = ["STATIC", "add_web_routes", "pay_tables_of"]
 
 #: The page's files.
 STATIC = Path(__file__).resolve().parent / "static"
@@ -40,6 +43,26 @@ def strategy_of(rules: Rules) -> dict[str, Any]:
             for row in chart_rows(strategy)
         ],
         "svg": render_svg(strategy),
+    }
+
+
+def pay_tables_of(rules: Rules) -> dict[str, list[dict[str, str]]]:
+    """Each side bet the rules offer, by its key, with its winning lines best first.
+
+    Ratios are text, as the rules' JSON writes them (``"25"``, ``"3/2"``): never floats.
+
+    >>> from croupier.presets import find_rules
+    >>> pay_tables_of(find_rules("live"))["perfect_pairs"][0]
+    {'outcome': 'perfect-pair', 'description': 'Perfect pair: same rank and suit', 'pays': '25'}
+    >>> pay_tables_of(find_rules("online-8deck"))
+    {}
+    """
+    return {
+        side_bet.value: [
+            {"outcome": line.outcome.value, "description": line.description, "pays": str(line.pays)}
+            for line in pay_table(side_bet, rules)
+        ]
+        for side_bet in rules.side_bets_offered()
     }
 
 
@@ -76,8 +99,15 @@ def add_web_routes(app: FastAPI, rules_of: Any) -> None:
 
     @app.get("/api/tables/{table}/rules", responses={404: {"description": "no such table"}})
     def table_rules(table: str) -> dict[str, Any]:
-        """The table's rules as its preset gives them: each rule's value, clause and note."""
-        data: dict[str, Any] = preset(table).to_json()
+        """The table's rules as its preset gives them: each rule's value, clause and note.
+
+        Besides the preset's JSON: ``summary``, the rules in plain sentences for players,
+        and ``pay_tables``, each offered side bet's winning lines by its key.
+        """
+        found = preset(table)
+        data: dict[str, Any] = found.to_json()
+        data["summary"] = describe_rules(found.rules)
+        data["pay_tables"] = pay_tables_of(found.rules)
         return data
 
     @app.get("/api/tables/{table}/strategy", responses={404: {"description": "no such table"}})

@@ -66,7 +66,7 @@
         pending=${n.filter(e=>e.box===a)} onSpot=${r} chipSelected=${i}
         dealOrder=${l(a)} />`)}
     </ol>
-  </section>`}function zn({number:e,count:t,table:n,view:r,pending:i,onSpot:a,chipSelected:o,dealOrder:s}){let c=n.you.value,l=r.boxes.find(t=>t.box===e),u=l?.seated??r.seats[String(e)]??null,d=r.bets.filter(t=>t.box===e),f=r.results.filter(t=>t.box===e),p=r.phase===`betting`,m=t>1?(e-1)/(t-1):.5,h=r.turn?.box===e?r.turn.hand:null,g=t=>{let n=Gt(d.filter(e=>e.bet===t).map(e=>e.amount)),r=Gt(d.filter(e=>e.bet===t&&e.player===c).map(e=>e.amount)),s=Gt(i.filter(e=>e.bet===t).map(e=>e.value)),l=t===`main`,m=l?u&&u!==c&&d.some(e=>e.bet===`main`)?`Bet behind`:`Bet`:$(t),h=f.filter(e=>e.bet===t&&e.hand===null);return P`<button type="button" class=${`spot ${l?`main`:`side`}${s.gt(0)?` pending`:``}${n.gt(0)?` staked`:``}`}
+  </section>`}function zn({number:e,count:t,table:n,view:r,pending:i,onSpot:a,chipSelected:o,dealOrder:s}){let c=n.you.value,l=r.boxes.find(t=>t.box===e),u=r.bets.filter(t=>t.box===e),d=l?.seated??r.seats[String(e)]??u.find(e=>e.bet===`main`)?.player??null,f=r.results.filter(t=>t.box===e),p=r.phase===`betting`,m=t>1?(e-1)/(t-1):.5,h=r.turn?.box===e?r.turn.hand:null,g=t=>{let n=Gt(u.filter(e=>e.bet===t).map(e=>e.amount)),r=Gt(u.filter(e=>e.bet===t&&e.player===c).map(e=>e.amount)),s=Gt(i.filter(e=>e.bet===t).map(e=>e.value)),l=t===`main`,m=l?d&&d!==c&&u.some(e=>e.bet===`main`)?`Bet behind`:`Bet`:$(t),h=f.filter(e=>e.bet===t&&e.hand===null);return P`<button type="button" class=${`spot ${l?`main`:`side`}${s.gt(0)?` pending`:``}${n.gt(0)?` staked`:``}`}
       data-spot=${`${e}:${t}`} disabled=${!p||!c}
       aria-label=${`${m} on box ${e}${n.gt(0)?`, ${X(n)} on it`:``}${s.gt(0)?`, ${X(s)} to place`:``}`}
       title=${o?``:`Pick a chip first`}
@@ -75,12 +75,12 @@
       ${n.gt(0)&&P`<strong class="stack">${X(n)}${r.gt(0)&&!r.eq(n)?P` <small>(yours ${X(r)})</small>`:``}</strong>`}
       ${s.gt(0)&&P`<em class="stack pending">+${X(s)}</em>`}
       ${h.map(e=>P`<span class=${`result ${Y(e.net).gte(0)?`won`:`lost`}`}>${e.player}: ${mn(e.outcome)} ${Kt(e.net)}</span>`)}
-    </button>`},_=p?[]:f.filter(e=>e.hand===null&&e.bet!==`main`);return P`<li class=${`box${u===c&&c?` yours`:``}`} data-box=${e}
-      style=${`--t:${m}`} aria-label=${`box ${e}${u?`, ${u}`:`, free`}`}>
+    </button>`},_=p?[]:f.filter(e=>e.hand===null&&e.bet!==`main`);return P`<li class=${`box${d===c&&c?` yours`:``}`} data-box=${e}
+      style=${`--t:${m}`} aria-label=${`box ${e}${d?`, ${d}`:`, free`}`}>
     <div class="seat">
       <span class="number">${e}</span>
-      <span class="holder">${u??`free`}</span>
-      ${p&&!u&&c&&P`<button type="button" class="small" onClick=${()=>n.send({type:`take_box`,box:e})}>Sit</button>`}
+      <span class="holder">${d??`free`}</span>
+      ${p&&!d&&c&&P`<button type="button" class="small" onClick=${()=>n.send({type:`take_box`,box:e})}>Sit</button>`}
     </div>
     ${(l?.hands??[]).map(e=>P`<${Bn} key=${e.hand} hand=${e} active=${h===e.hand} you=${c}
         results=${f.filter(t=>t.hand===e.hand)} dealOrder=${e.hand===1?s:()=>0} />`)}
@@ -207,4 +207,4 @@
   </article>`}var or=H(location.hash);window.addEventListener(`hashchange`,()=>{or.value=location.hash,document.getElementById(`main`)?.focus({preventScroll:!0})}),Ot(()=>{on(),location.hash=`#/login`});async function sr(){try{await W(`/api/sessions/current`,{method:`DELETE`})}catch{}Dt(null),on(),location.hash=`#/`}function cr(){let[,e,t]=or.value.split(`/`),n=Z.value,r=[`history`,`round`,`dealer`].includes(e);if(e===`login`||r&&!n)return P`<${vn} next=${e===`login`?`#/`:or.value} />`;switch(e){case`table`:return P`<${tr} key=${t} id=${decodeURIComponent(t)} />`;case`dealer`:return n.role!==`dealer`&&n.role!==`admin`?P`<p class="error" role="alert">The dealer console is for dealer accounts only.</p>`:P`<${tr} key=${`dealer-${t}`} id=${decodeURIComponent(t)} dealer=${!0} />`;case`history`:return P`<${ir} />`;case`round`:return P`<${ar} key=${t} id=${decodeURIComponent(t)} />`;default:return P`<${_n} />`}}function lr(){return P`<${un} onLogout=${sr} />
     <main id="main" tabindex="-1"><${cr} /></main>
     <${fn} />`}Et()?W(`/api/me`).then(e=>Z.value?rn(e.balance):nn(e)).catch(()=>{}):Z.value&&on(),N(P`<${lr} />`,document.getElementById(`root`));
-//# sourceMappingURL=index-BtwEU6VM.js.map
+//# sourceMappingURL=index-DcImqH1D.js.map
