@@ -27,6 +27,6 @@ const WORDS = {
 };
 
 /** The code in words, as the chart's legend writes it. */
-export function codeWords(code, legend = WORDS) {
-  return legend[code] ?? WORDS[code] ?? code;
+export function codeWords(code) {
+  return WORDS[code] ?? code;
 }

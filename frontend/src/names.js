@@ -3,8 +3,14 @@
 export const sideBetName = (key) =>
   ({ player_pair: "Player Pair", under_13: "Under 13", over_13: "Over 13", perfect_pairs: "Perfect Pairs", "21+3": "21+3" })[key] ?? key;
 
+/** A pay ratio as the server writes it ("3/2", "25") in words: "3 to 2", "25 to 1". */
+export const ratioWords = (text) => (text.includes("/") ? text.replace("/", " to ") : `${text} to 1`);
+
+/** An RTP (a share of one) as a percentage with two decimals. */
+export const percent = (share) => `${(100 * Number(share)).toFixed(2)}%`;
+
 const OUTCOME_WORDS = {
-  win: "Win", loss: "Lose", lose: "Lose", push: "Push", "stand-off": "Push", blackjack: "Blackjack",
+  win: "Win", lose: "Lose", "stand-off": "Push", blackjack: "Blackjack",
   surrender: "Surrendered", returned: "Returned", void: "Void", bust: "Bust", lost: "Lose",
   "dealer-blackjack": "Dealer blackjack", "even-money": "Even money", nothing: "No win",
 };

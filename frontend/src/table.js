@@ -24,7 +24,6 @@ export class TableConnection {
     this.status = signal("connecting");
     /** Server clock minus ours, in milliseconds (the deadlines are the server's). */
     this.clockOffset = 0;
-    this.listeners = new Set();
     this.attempt = 0;
     this.closed = false;
     this.open();
@@ -77,7 +76,6 @@ export class TableConnection {
       default:
         break;
     }
-    for (const listener of this.listeners) listener(data);
   }
 
   /** Show the player a message (the latest replaces the one before). */

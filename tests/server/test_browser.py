@@ -171,6 +171,7 @@ class Player:
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.frames: list[str] = []
+        self.name = ""
 
     def record_frames(self) -> None:
         """Keep every WebSocket frame the server sends this page, in order."""
@@ -181,6 +182,7 @@ class Player:
         self.page.on("websocket", on_socket)
 
     def sign_up(self, name: str) -> None:
+        self.name = name
         page = self.page
         page.goto(f"{self.site.url}/#/login")
         page.fill("#name", name)
@@ -195,12 +197,16 @@ class Player:
     def chip(self, value: str) -> None:
         self.page.click(f".chip[data-value='{value}']")
 
-    def balance(self) -> str:
-        return self.page.locator("#balance").inner_text()
-
     def close(self) -> None:
         assert self.errors == [], f"errors in the page: {self.errors}"
         self.context.close()
+
+
+def assert_balances(site: Site, expected: dict[Player, str]) -> None:
+    """Each player's balance on his page, then in the server's ledger, is the one given."""
+    for player, balance in expected.items():
+        expect_text(player.page.locator("#balance"), balance)
+        assert site.balance(player.name) == Decimal(balance)
 
 
 def expect_text(locator: object, text: str | re.Pattern[str]) -> None:
@@ -308,10 +314,7 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     bob.page.click("button:text('Double (D)')")
     expect_contains(bob.page.locator("[data-box='2'] .total"), "20 · doubled")
     expect_contains(watcher.page.locator(".dealer .total"), "17")
-    expect_text(ann.page.locator("#balance"), "1137.50")
-    expect_text(bob.page.locator("#balance"), "1100.00")
-    assert live_site.balance("ann") == Decimal("1137.50")
-    assert live_site.balance("bob") == Decimal("1100.00")
+    assert_balances(live_site, {ann: "1137.50", bob: "1100.00"})
     expect_text(ann.page.locator("#net"), "137.50")
 
     # The watcher was never sent the hole card before the dealer turned it over.
@@ -331,11 +334,8 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     expect_contains(bob.page.locator(".actions"), "Stand")
     bob.page.keyboard.press("s")
     # ann's 19 beats the dealer's 18; her Perfect Pairs loses; bob's 17 loses.
-    expect_text(ann.page.locator("#balance"), "1157.50")
-    expect_text(bob.page.locator("#balance"), "1050.00")
+    assert_balances(live_site, {ann: "1157.50", bob: "1050.00"})
     expect_contains(bob.page.locator(".log"), "Dealer has 18")
-    assert live_site.balance("ann") == Decimal("1157.50")
-    assert live_site.balance("bob") == Decimal("1050.00")
     assert live_site.books() == []
 
     # History: both rounds, the first opening to its recall.
@@ -602,10 +602,7 @@ def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Bro
         ann.page.keyboard.press("s")
         expect_contains(ann.page.locator("[data-box='1'] [data-hand='2'] .total"), "17")
         ann.page.keyboard.press("s")
-        expect_text(ann.page.locator("#balance"), "1050.00")
-        expect_text(bob.page.locator("#balance"), "1050.00")
-        assert site.balance("ann") == Decimal("1050.00")
-        assert site.balance("bob") == Decimal("1050.00")
+        assert_balances(site, {ann: "1050.00", bob: "1050.00"})
         assert site.books() == []
         ann.close()
         bob.close()

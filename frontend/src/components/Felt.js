@@ -58,7 +58,7 @@ function Box({ number, count, table, view, pending, onSpot, chipSelected, dealOr
       <span>${label}</span>
       ${onTable.gt(0) && html`<strong class="stack">${format(onTable)}${mine.gt(0) && !mine.eq(onTable) ? html` <small>(yours ${format(mine)})</small>` : ""}</strong>`}
       ${local.gt(0) && html`<em class="stack pending">+${format(local)}</em>`}
-      ${won.map((r) => html`<span class=${`result ${amount(r.net).gte(0) ? "won" : "lost"}`}>${r.player}: ${outcomeWords(r.outcome)} ${signed(r.net)}</span>`)}
+      ${won.map((r) => html`<${Result} result=${r} />`)}
     </button>`;
   };
   const sideResults = !betting ? results.filter((r) => r.hand === null && r.bet !== "main") : [];
@@ -71,7 +71,7 @@ function Box({ number, count, table, view, pending, onSpot, chipSelected, dealOr
     </div>
     ${(placed?.hands ?? []).map((hand) => html`<${Hand} key=${hand.hand} hand=${hand} active=${turn === hand.hand} you=${you}
         results=${results.filter((r) => r.hand === hand.hand)} dealOrder=${hand.hand === 1 ? dealOrder : () => 0} />`)}
-    ${sideResults.map((r) => html`<p class=${`result ${amount(r.net).gte(0) ? "won" : "lost"}`}>${sideBetName(r.bet)} (${r.player}): ${outcomeWords(r.outcome)} ${signed(r.net)}</p>`)}
+    ${sideResults.map((r) => html`<${Result} result=${r} label=${`${sideBetName(r.bet)} (${r.player})`} />`)}
     ${betting && html`<div class="spots">${spot("main")}${view.side_bets.map((bet) => spot(bet))}</div>`}
   </li>`;
 }
@@ -82,6 +82,11 @@ function Hand({ hand, active, you, results, dealOrder }) {
     <${Cards} cards=${hand.cards} dealOrder=${dealOrder} />
     <div class="total">${hand.cards.length ? total : ""}${hand.doubled ? " · doubled" : ""}${hand.surrendered ? " · surrendered" : ""}</div>
     <div class="stakes">${Object.entries(hand.stakes).map(([player, stake]) => html`<span class=${player === you ? "mine" : ""}>${player} ${stake}</span>`)}</div>
-    ${results.map((r) => html`<span class=${`result ${amount(r.net).gte(0) ? "won" : "lost"}`}>${r.player}: ${outcomeWords(r.outcome)} ${signed(r.net)}</span>`)}
+    ${results.map((r) => html`<${Result} result=${r} />`)}
   </div>`;
+}
+
+/** A settled bet: whose, how it ended, and what it made. */
+function Result({ result, label = result.player }) {
+  return html`<span class=${`result ${amount(result.net).gte(0) ? "won" : "lost"}`}>${label}: ${outcomeWords(result.outcome)} ${signed(result.net)}</span>`;
 }

@@ -1,7 +1,7 @@
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
-import { sideBetName } from "../names.js";
+import { percent, sideBetName } from "../names.js";
 import { user } from "../session.js";
 
 const REFRESH_MS = 10_000;
@@ -43,7 +43,7 @@ export function Lobby() {
           <dt>Boxes</dt><dd>${free} of ${table.boxes} free</dd>
           <dt>Players</dt><dd>${table.players} at the table</dd>
           <dt>Dealt</dt><dd>${table.dealt === "rng" ? "from a shuffled shoe (RNG)" : "by a dealer from a physical shoe"}</dd>
-          <dt>RTP</dt><dd class="rtp">${r ? html`RTP ${(100 * r.main).toFixed(2)}%${Object.keys(r.side_bets).length ? html`<small> · ${Object.entries(r.side_bets).map(([k, v]) => `${sideBetName(k)} ${(100 * v).toFixed(2)}%`).join(" · ")}</small>` : ""}` : r === false ? "–" : "computing…"}</dd>
+          <dt>RTP</dt><dd class="rtp">${r ? html`RTP ${percent(r.main)}${Object.keys(r.side_bets).length ? html`<small> · ${Object.entries(r.side_bets).map(([k, v]) => `${sideBetName(k)} ${percent(v)}`).join(" · ")}</small>` : ""}` : r === false ? "–" : "computing…"}</dd>
         </dl>
         <a class="button primary" href=${`#/table/${table.id}`}>${user.value ? "Play" : "Watch"}</a>
         ${user.value && (user.value.role === "dealer" || user.value.role === "admin") && html` <a class="button" href=${`#/dealer/${table.id}`}>Deal</a>`}

@@ -3,11 +3,9 @@
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
-import { sideBetName } from "../names.js";
+import { percent, ratioWords, sideBetName } from "../names.js";
 import { Dialog } from "./Dialog.js";
 
-const percent = (value) => `${(100 * Number(value)).toFixed(2)}%`;
-const ratio = (text) => (text.includes("/") ? text.replace("/", " to ") : `${text} to 1`);
 
 export function RulesPanel({ id, onClose }) {
   const [preset, setPreset] = useState(null);
@@ -27,7 +25,7 @@ export function RulesPanel({ id, onClose }) {
       ${Object.entries(preset.pay_tables ?? {}).map(([bet, lines]) => html`<section class="paytable" data-side-bet=${bet}>
         <h3>${sideBetName(bet)}${rtp?.side_bets?.[bet] != null ? html` <small>RTP ${percent(rtp.side_bets[bet])}</small>` : ""}</h3>
         <table><thead><tr><th scope="col">Hand</th><th scope="col">Pays</th></tr></thead>
-          <tbody>${lines.map((line) => html`<tr><td>${line.description}</td><td>${ratio(line.pays)}</td></tr>`)}</tbody></table>
+          <tbody>${lines.map((line) => html`<tr><td>${line.description}</td><td>${ratioWords(line.pays)}</td></tr>`)}</tbody></table>
       </section>`)}
       <details>
         <summary>Every rule with its clause</summary>

@@ -1,7 +1,7 @@
 // A table: the felt, the chip tray, the offers and actions of the player's turn, the
 // table's messages and log, and the panels of its rules and strategy.
 import { html } from "htm/preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { useSignalEffect } from "@preact/signals";
 import { api } from "../api.js";
 import { refuseBets, refuseChip, totals } from "../betting.js";
@@ -9,6 +9,7 @@ import { codeWords, strategyCode } from "../hint.js";
 import { chipColour, chipValues, format } from "../money.js";
 import { balance, user } from "../session.js";
 import { TableConnection } from "../table.js";
+import { ratioWords } from "../names.js";
 import { Felt } from "./Felt.js";
 import { EventLog } from "./EventLog.js";
 import { RulesPanel, StrategyPanel } from "./Panels.js";
@@ -25,8 +26,6 @@ const OFFERS = {
   "follow-double": ["f", "follow", "Follow double", "The box's player doubled: follow with a matching bet?"],
 };
 const ACTION_KEYS = new Set(Object.values(ACTIONS).map(([key]) => key));
-
-const ratio = (text) => (text.includes("/") ? text.replace("/", " to ") : `${text} to 1`);
 
 export function TablePage({ id, dealer = false }) {
   const table = useMemo(() => new TableConnection(id), [id]);
@@ -119,7 +118,7 @@ export function TablePage({ id, dealer = false }) {
   if (!view) return html`<p class="loading" role="status">${table.status.value === "closed" ? "This table is closed." : "Connecting to the table…"}</p>`;
 
   const print = rules
-    ? `Blackjack pays ${ratio(rules.blackjack_pays)} · Dealer ${rules.dealer_hits_soft_17 ? "hits soft 17" : "stands on all 17s"}${rules.insurance ? ` · Insurance pays ${ratio(rules.insurance_pays)}` : ""}`
+    ? `Blackjack pays ${ratioWords(rules.blackjack_pays)} · Dealer ${rules.dealer_hits_soft_17 ? "hits soft 17" : "stands on all 17s"}${rules.insurance ? ` · Insurance pays ${ratioWords(rules.insurance_pays)}` : ""}`
     : "";
   const myOffers = view.offers.filter((o) => o.player === you);
   const code = hint && view.turn?.yours ? hintCode(view, strategy) : null;
@@ -160,7 +159,7 @@ export function TablePage({ id, dealer = false }) {
           ${view.legal_actions.map((action) => html`<button type="button" class="primary" data-key=${ACTIONS[action][0]}
             onClick=${() => table.act(action)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
         </div>`}
-        ${code && html`<p class="hint" role="note">Basic strategy: ${codeWords(code, strategy?.legend)}</p>`}
+        ${code && html`<p class="hint" role="note">Basic strategy: ${codeWords(code)}</p>`}
         <div class="row tools">
           <button type="button" onClick=${() => setPanel("rules")}>Rules</button>
           <button type="button" onClick=${() => setPanel("strategy")} disabled=${!strategy}>Strategy chart</button>
@@ -183,7 +182,6 @@ function hintCode(view, strategy) {
 /** The table's latest message to the player; it fades after a while. */
 function Notice({ table }) {
   const notice = table.notice.value;
-  const ref = useRef(null);
   useEffect(() => {
     if (!notice) return undefined;
     const timer = setTimeout(() => {
@@ -191,7 +189,7 @@ function Notice({ table }) {
     }, 8000);
     return () => clearTimeout(timer);
   }, [notice]);
-  return html`<div ref=${ref} class=${`notice ${notice?.kind ?? ""}`} role="alert" aria-live="assertive">
+  return html`<div class=${`notice ${notice?.kind ?? ""}`} role="alert" aria-live="assertive">
     ${notice && html`<span>${notice.text}</span><button type="button" class="small" aria-label="dismiss" onClick=${() => (table.notice.value = null)}>×</button>`}
   </div>`;
 }
