@@ -47,6 +47,16 @@ def test_every_preset_names_its_shoe_dealer_payouts_limits_and_rounding(name: st
     assert f"units of {rules.currency_unit}, rounded {rules.payout_rounding.value}" in text
 
 
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_preset_ends_with_its_interruption_rule_citing_its_clause(name: str) -> None:
+    rules = find_rules(name)
+    described = sentences(name)
+    tail = described[-2:] if rules.dealing_error_return else described[-1:]
+    assert tail[0].startswith(("A technical interruption", "A malfunction"))
+    assert tail[0].endswith(f"({rules.cite_interruption}).")
+    assert described[-len(tail) - 1].startswith("Payouts are paid in units of")
+
+
 def test_describing_is_deterministic_and_changes_nothing() -> None:
     rules = find_rules("live")
     before = dataclasses.asdict(rules)
@@ -90,6 +100,20 @@ def test_rws_v4_3_8_1_even_money_for_a_blackjack() -> None:
         "A blackjack against an Ace cannot be insured, but may take even money: paid 1 to 1 "
         "at once." in sentences("rws-v4")
     )
+
+
+def test_rws_v4_silent_interruption_voids_unless_an_outcome_as_rws_v5_5_4() -> None:
+    """RWS v4 is silent on interruptions; chosen as RWS v5 5.4, cited as such."""
+    described = sentences("rws-v4")
+    assert (
+        "A technical interruption voids the round unless a bet has already won or lost; then the "
+        "round is played to its end (RWS v4 silent; as RWS v5 5.4.2)." in described
+    )
+
+
+def test_rws_v4_5_1_2_no_player_takes_his_bet_back_after_a_dealing_error() -> None:
+    """RWS v4 5.1.2 voids a misdeal that cannot be reconstructed; no player alone chooses."""
+    assert not any("dealing error" in s for s in sentences("rws-v4"))
 
 
 # --- RWS Version 5 ------------------------------------------------------------------------------
@@ -165,6 +189,23 @@ def test_rws_v5_3_4_and_3_5_table_limits() -> None:
     assert "Bets from 25.00 to 5000.00 a box." in sentences("rws-v5")
 
 
+def test_rws_v5_5_4_technical_interruption_voids_unless_an_outcome_is_established() -> None:
+    """RWS v5 5.4: play continues if "any of the available Bets has conclusively won or lost",
+    else the Round of play is Voided."""
+    assert (
+        "A technical interruption voids the round unless a bet has already won or lost; then the "
+        "round is played to its end (RWS v5 5.4.2)." in sentences("rws-v5")
+    )
+
+
+def test_rws_v5_5_7_3_dealing_error_bet_returned_and_hand_invalidated() -> None:
+    """RWS v5 5.7.3: a player may "have their Bet returned and the Hand invalidated"."""
+    assert sentences("rws-v5")[-1] == (
+        "After a dealing error a player may have his bets returned and his hand invalidated "
+        "(RWS v5 5.7.3)."
+    )
+
+
 # --- Online 8-deck table ------------------------------------------------------------------------
 
 
@@ -223,6 +264,16 @@ def test_online_no_side_bets() -> None:
     assert not any("13" in s for s in described if "side bet" in s.lower())
 
 
+def test_online_final_line_malfunctions_void_all_plays_and_pays() -> None:
+    """Online, the final line: "MALFUNCTIONS VOID ALL PLAYS AND PAYS."."""
+    described = sentences("online-8deck")
+    assert described[-1] == (
+        "A malfunction voids all plays and pays: every bet of the round is returned, wins "
+        "already paid included (online rules: malfunctions void all plays and pays)."
+    )
+    assert not any("dealing error" in s for s in described)
+
+
 # --- Casino-To-Go -------------------------------------------------------------------------------
 
 
@@ -277,6 +328,14 @@ def test_casino_to_go_insurance_up_to_half_blackjack_may_insure() -> None:
     assert "A blackjack may be insured too; there is no even money." in described
 
 
+def test_casino_to_go_silent_interruption_voids_unless_an_outcome_as_rws_v5_5_4() -> None:
+    """Casino-To-Go is silent on interruptions; chosen as RWS v5 5.4, cited as such."""
+    assert sentences("casino-to-go")[-1] == (
+        "A technical interruption voids the round unless a bet has already won or lost; then the "
+        "round is played to its end (Casino-To-Go silent; as RWS v5 5.4.2)."
+    )
+
+
 # --- Live ---------------------------------------------------------------------------------------
 
 
@@ -327,6 +386,15 @@ def test_live_side_bets_perfect_pairs_and_21_plus_3_need_a_blackjack_wager() -> 
     assert not any("Under 13" in s for s in described)
 
 
+def test_live_the_house_strategy_mistakes_push_the_hand_malfunction_voids_all() -> None:
+    """Live, The House Strategy: "If there are any mistakes between hands, we will push the
+    hand."; the interruption rule is silent and chosen as void all plays and pays."""
+    assert sentences("live")[-1] == (
+        "A malfunction voids all plays and pays: every bet of the round is returned, wins "
+        "already paid included (live rules: mistakes push the hand)."
+    )
+
+
 # --- Rules changed from a preset read as they play ----------------------------------------------
 
 
@@ -356,9 +424,28 @@ def test_a_changed_rule_reads_as_it_plays() -> None:
     assert not any(s.startswith("Split") or "under 12" in s for s in described)
     assert "Side bets: Over 13 (pays 1 to 1)." in described
     assert any(s.startswith("A side bet has no maximum of its own, and needs") for s in described)
-    assert described[-1] == (
+    assert (
         "Payouts are paid in units of 0.01, rounded to the nearest unit, a half to the even unit."
+        in described
     )
+
+
+def test_a_changed_interruption_rule_reads_as_it_plays() -> None:
+    described = sentences(
+        "rws-v5",
+        interruption="void-all-plays-and-pays",
+        dealing_error_return=False,
+        cite_interruption="house rule 7",
+    )
+    assert described[-1] == (
+        "A malfunction voids all plays and pays: every bet of the round is returned, wins "
+        "already paid included (house rule 7)."
+    )
+    assert not any("dealing error" in s for s in described)
+    described = sentences("live", interruption="void-unless-outcome-established")
+    assert described[-1].startswith("A technical interruption voids the round unless")
+    described = sentences("online-8deck", dealing_error_return=True, cite_dealing_error="7.3")
+    assert described[-1].endswith("have his bets returned and his hand invalidated (7.3).")
 
 
 def test_hole_card_peek_and_resplit_and_hit_split_aces() -> None:
@@ -378,7 +465,7 @@ def test_hole_card_peek_and_resplit_and_hit_split_aces() -> None:
     assert "A blackjack is paid when the round is settled." in described
     assert "A blackjack cannot be insured, and there is no even money." in described
     assert "Bets from 10.00 to 1000.00 a box." in described
-    assert described[-1].endswith("rounded to the nearest unit, a half up.")
+    assert "Payouts are paid in units of 0.01, rounded to the nearest unit, a half up." in described
 
 
 def test_side_bet_names_cover_every_side_bet_and_ratios_read_exactly() -> None:

@@ -34,6 +34,7 @@ from croupier.rules import (
     DealerBlackjackTakes,
     DoubleOn,
     HoleCard,
+    Interruption,
     Rules,
     SideBet,
     SplitMatch,
@@ -61,6 +62,16 @@ def cited(preset_name: str, field: str, clause: str) -> object:
 
 def ratios(*values: int) -> tuple[Fraction, ...]:
     return tuple(Fraction(value) for value in values)
+
+
+#: The fields naming the clause an irregularity's event or error cites.
+CITE_FIELDS = tuple(field for field in CITED_FIELDS if field.startswith("cite_"))
+
+
+def cites(preset_name: str) -> dict[str, str]:
+    """The clause each irregularity cites at a preset's table, by field."""
+    rules = find_rules(preset_name)
+    return {field: getattr(rules, field) for field in CITE_FIELDS}
 
 
 # --- every preset -------------------------------------------------------------------------
@@ -146,6 +157,38 @@ def test_preset_json_names_every_rule(name: str) -> None:
     assert isinstance(citations, dict)
     assert tuple(citations) == CITED_FIELDS
     json.dumps(data)
+
+
+#: How each preset's citations begin: the rulebook, named so a player can find it.
+CITE_PREFIXES = {
+    "rws-v4": "RWS v4 ",
+    "rws-v5": "RWS v5 ",
+    "online-8deck": "online rules",
+    "casino-to-go": "Casino-To-Go ",
+    "live": "live rules",
+}
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_cite_is_short_and_names_its_rulebook(name: str) -> None:
+    for field, cite in cites(name).items():
+        assert cite.startswith(CITE_PREFIXES[name]), f"{name} {field}: {cite!r}"
+        assert len(cite) <= 60 and cite == cite.strip(), f"{name} {field}: {cite!r}"
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_preset_is_at_version_2_with_its_irregularity_rules(name: str) -> None:
+    """Version 2 added the interruption policy, the dealing-error option and the citations."""
+    assert PRESETS[name].version == 2
+
+
+@pytest.mark.parametrize("field", ["cite_void", "cite_no_more_bets", "cite_interruption"])
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_an_empty_citation_is_refused_naming_the_field(field: str, blank: str) -> None:
+    with pytest.raises(RulesError, match=rf"^{field} must name the clause the table cites$"):
+        Rules(**{field: blank})  # type: ignore[arg-type]
+    with pytest.raises(RulesError, match=rf"^{field} must name the clause"):
+        find_rules("rws-v5").replace(**{field: blank})
 
 
 @pytest.mark.parametrize("name", ["rws-v5", "RWS-V5", "  Rws-V5 "])
@@ -268,6 +311,42 @@ def test_rws_v4_silent_table_settings() -> None:
     assert cited("rws-v4", "payout_rounding", SILENT) is PayoutRounding.DOWN
 
 
+def test_rws_v4_silent_on_interruption_chosen_as_rws_v5_5_4() -> None:
+    interruption = cited("rws-v4", "interruption", SILENT)
+    assert interruption is Interruption.VOID_UNLESS_OUTCOME
+    note = find_preset("rws-v4").citation("interruption").note
+    assert "RWS v5 5.4" in note and "5.1.2" in note
+
+
+def test_rws_v4_5_1_2_misdeal_voids_the_round_no_bet_returned_alone() -> None:
+    assert cited("rws-v4", "dealing_error_return", "5.1.2") is False
+    assert cited("rws-v4", "cite_dealing_error", "5.1.2") == "RWS v4 5.1.2"
+
+
+def test_rws_v4_5_1_and_5_1_1_foreign_card_voids_the_round() -> None:
+    assert cited("rws-v4", "cite_void", "5.1") == "RWS v4 5.1"
+    assert cited("rws-v4", "cite_foreign_card", "5.1.1") == "RWS v4 5.1.1"
+    assert "RWS v5 5.17" in find_preset("rws-v4").citation("cite_void").note
+
+
+def test_rws_v4_5_2_no_more_bets() -> None:
+    assert cited("rws-v4", "cite_no_more_bets", "5.2") == "RWS v4 5.2"
+
+
+def test_rws_v4_silent_irregularities_cite_rws_v5() -> None:
+    expected = {
+        "cite_interruption": "5.4.2",
+        "cite_excess_card": "5.5.2",
+        "cite_shoe_exhausted": "5.5.3",
+        "cite_absent_player": "5.3",
+        "cite_box_maximum": "5.1",
+        "cite_box_minimum": "5.2",
+        "cite_side_bet_alone": "5.15",
+    }
+    for field, clause in expected.items():
+        assert cited("rws-v4", field, SILENT) == f"RWS v4 silent; as RWS v5 {clause}", field
+
+
 # --- RWS Version 5 (001) -------------------------------------------------------------------
 
 
@@ -360,6 +439,41 @@ def test_rws_v5_silent_table_settings() -> None:
     assert cited("rws-v5", "payout_rounding", SILENT) is PayoutRounding.DOWN
 
 
+def test_rws_v5_5_4_technical_interruption_voids_unless_an_outcome_is_established() -> None:
+    interruption = cited("rws-v5", "interruption", "5.4")
+    assert interruption is Interruption.VOID_UNLESS_OUTCOME
+    assert cited("rws-v5", "cite_interruption", "5.4.2") == "RWS v5 5.4.2"
+    assert "conclusively won or lost" in find_preset("rws-v5").citation("interruption").note
+
+
+def test_rws_v5_5_7_3_dealing_error_bet_returned_and_hand_invalidated() -> None:
+    assert cited("rws-v5", "dealing_error_return", "5.7.3") is True
+    assert cited("rws-v5", "cite_dealing_error", "5.7.3") == "RWS v5 5.7.3"
+
+
+def test_rws_v5_section_5_each_irregularity_cites_its_clause() -> None:
+    expected = {
+        "cite_interruption": "5.4.2",
+        "cite_void": "5.17",
+        "cite_foreign_card": "5.5.1",
+        "cite_excess_card": "5.5.2",
+        "cite_shoe_exhausted": "5.5.3",
+        "cite_dealing_error": "5.7.3",
+        "cite_absent_player": "5.3",
+        "cite_box_maximum": "5.1",
+        "cite_box_minimum": "5.2",
+        "cite_side_bet_alone": "5.15",
+        "cite_no_more_bets": "5.8",
+    }
+    assert cites("rws-v5") == {field: f"RWS v5 {clause}" for field, clause in expected.items()}
+    for field, clause in expected.items():
+        assert find_preset("rws-v5").citation(field).clause.startswith(clause), field
+
+
+def test_rws_v5_citations_are_the_rules_defaults() -> None:
+    assert cites("rws-v5") == {field: getattr(Rules(), field) for field in CITE_FIELDS}
+
+
 # --- online 8-deck table (002) -------------------------------------------------------------
 
 
@@ -447,6 +561,42 @@ def test_online_silent_table_settings() -> None:
     assert cited("online-8deck", "maximum_bet", SILENT) == Decimal("500.00")
 
 
+MALFUNCTIONS = "online rules: malfunctions void all plays and pays"
+
+
+def test_online_final_line_malfunctions_void_all_plays_and_pays() -> None:
+    interruption = cited("online-8deck", "interruption", "final line")
+    assert interruption is Interruption.VOID_ALL
+    assert "MALFUNCTIONS VOID ALL PLAYS AND PAYS" in (
+        find_preset("online-8deck").citation("interruption").note
+    )
+    assert cited("online-8deck", "cite_interruption", "final line") == MALFUNCTIONS
+    assert cited("online-8deck", "cite_void", "final line") == MALFUNCTIONS
+
+
+def test_online_about_blackjack_eight_decks_no_jokers_a_stray_card_is_a_malfunction() -> None:
+    assert cited("online-8deck", "cite_foreign_card", "ABOUT BLACKJACK") == MALFUNCTIONS
+    assert cited("online-8deck", "cite_excess_card", "ABOUT BLACKJACK") == MALFUNCTIONS
+    assert cited("online-8deck", "cite_shoe_exhausted", SILENT) == MALFUNCTIONS
+
+
+def test_online_no_dealing_error_clause_a_misdeal_is_a_malfunction() -> None:
+    assert cited("online-8deck", "dealing_error_return", SILENT) is False
+    assert cited("online-8deck", "cite_dealing_error", SILENT) == MALFUNCTIONS
+
+
+def test_online_silent_betting_irregularities_cite_rws_v5() -> None:
+    expected = {
+        "cite_absent_player": "5.3",
+        "cite_box_maximum": "5.1",
+        "cite_box_minimum": "5.2",
+        "cite_side_bet_alone": "5.15",
+        "cite_no_more_bets": "5.8",
+    }
+    for field, clause in expected.items():
+        assert cited("online-8deck", field, SILENT) == f"online rules silent; as RWS v5 {clause}"
+
+
 # --- Casino-To-Go (003) --------------------------------------------------------------------
 
 
@@ -522,6 +672,45 @@ def test_casino_to_go_surrender_blackjack_variation() -> None:
 
 def test_casino_to_go_no_side_bets() -> None:
     assert find_rules("casino-to-go").side_bets_offered() == ()
+
+
+def test_casino_to_go_silent_on_interruption_chosen_as_rws_v5_5_4() -> None:
+    interruption = cited("casino-to-go", "interruption", SILENT)
+    assert interruption is Interruption.VOID_UNLESS_OUTCOME
+    assert "RWS v5 5.4" in find_preset("casino-to-go").citation("interruption").note
+
+
+def test_casino_to_go_silent_on_dealing_errors_no_bet_returned_alone() -> None:
+    assert cited("casino-to-go", "dealing_error_return", SILENT) is False
+    assert cited("casino-to-go", "cite_dealing_error", SILENT) == (
+        "Casino-To-Go silent; as RWS v4 5.1.2"
+    )
+
+
+def test_casino_to_go_card_shuffling_and_cutting_jokers_removed_remedy_silent() -> None:
+    assert cited("casino-to-go", "cite_foreign_card", SILENT) == (
+        "Casino-To-Go silent; as RWS v5 5.5.1"
+    )
+    assert (
+        "Card Shuffling and Cutting"
+        in find_preset("casino-to-go").citation("cite_foreign_card").note
+    )
+
+
+def test_casino_to_go_silent_irregularities_cite_rws_v5() -> None:
+    expected = {
+        "cite_interruption": "5.4.2",
+        "cite_void": "5.17",
+        "cite_excess_card": "5.5.2",
+        "cite_shoe_exhausted": "5.5.3",
+        "cite_absent_player": "5.3",
+        "cite_box_maximum": "5.1",
+        "cite_box_minimum": "5.2",
+        "cite_side_bet_alone": "5.15",
+        "cite_no_more_bets": "5.8",
+    }
+    for field, clause in expected.items():
+        assert cited("casino-to-go", field, SILENT) == f"Casino-To-Go silent; as RWS v5 {clause}"
 
 
 # --- live studio table (004) ---------------------------------------------------------------
@@ -604,6 +793,39 @@ def test_live_side_bets_perfect_pairs_and_21_plus_3_only() -> None:
 def test_live_silent_limits() -> None:
     assert cited("live", "minimum_bet", SILENT) == Decimal("5.00")
     assert cited("live", "maximum_bet", SILENT) == Decimal("2500.00")
+
+
+PUSH = "live rules: mistakes push the hand"
+
+
+def test_live_silent_on_interruption_chosen_void_all_plays_and_pays() -> None:
+    assert cited("live", "interruption", SILENT) is Interruption.VOID_ALL
+    assert cited("live", "cite_interruption", SILENT) == PUSH
+
+
+def test_live_the_house_strategy_mistakes_push_the_hand() -> None:
+    assert cited("live", "cite_void", "The House Strategy") == PUSH
+    assert cited("live", "dealing_error_return", "The House Strategy") is False
+    assert cited("live", "cite_dealing_error", "The House Strategy") == PUSH
+    note = find_preset("live").citation("cite_void").note
+    assert "If there are any mistakes between hands, we will push the hand." in note
+
+
+def test_live_a_stray_card_or_an_empty_shoe_is_a_mistake_that_pushes() -> None:
+    for field in ("cite_foreign_card", "cite_excess_card", "cite_shoe_exhausted"):
+        assert cited("live", field, SILENT) == PUSH, field
+
+
+def test_live_silent_betting_irregularities_cite_rws_v5() -> None:
+    expected = {
+        "cite_absent_player": "5.3",
+        "cite_box_maximum": "5.1",
+        "cite_box_minimum": "5.2",
+        "cite_side_bet_alone": "5.15",
+        "cite_no_more_bets": "5.8",
+    }
+    for field, clause in expected.items():
+        assert cited("live", field, SILENT) == f"live rules silent; as RWS v5 {clause}"
 
 
 # --- reading preset files -------------------------------------------------------------------
@@ -714,6 +936,20 @@ def test_a_bad_value_is_named(field: str, value: object, words: str) -> None:
         load(header_of("live"), rules)
     assert str(caught.value).startswith("house.toml: ")
     assert words in str(caught.value)
+
+
+def test_a_preset_file_with_an_empty_citation_is_named() -> None:
+    rules = entries_of("live")
+    rules["cite_void"] = {**rules["cite_void"], "value": ""}
+    with pytest.raises(RulesError, match=r"^house\.toml: cite_void must name the clause"):
+        load(header_of("live"), rules)
+
+
+def test_an_unknown_interruption_policy_is_named() -> None:
+    rules = entries_of("live")
+    rules["interruption"] = {**rules["interruption"], "value": "carry-on"}
+    with pytest.raises(RulesError, match=r"rule interruption: 'carry-on' is not one of void-"):
+        load(header_of("live"), rules)
 
 
 def test_a_rule_without_a_clause_is_named() -> None:

@@ -16,7 +16,7 @@ HandTotal(total=16, is_soft=False)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -100,18 +100,55 @@ FOREIGN_CARD_TEXTS = frozenset({"JK", "JOKER", "XX"})
 
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
-    """One playing card."""
+    """One playing card.
+
+    Its text, points and hash are worked out once, when it is made: a round reads
+    them for every card it deals.  The 52 cards of a deck are made once and shared
+    (:func:`parse_card` and :func:`full_deck` give the shared ones).
+
+    >>> card = parse_card("kd")
+    >>> card.text, card.points, card is parse_card("KD"), card == Card(Rank.KING, Suit.DIAMONDS)
+    ('KD', 10, True, True)
+    """
 
     rank: Rank
     suit: Suit
+    #: The card as printed: rank then suit.
+    text: str = field(init=False, repr=False, compare=False)
+    #: Points with an Ace counted as 1 (RWS v5 3.2).
+    points: int = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        text = f"{self.rank.value}{self.suit.value}"
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "points", _POINTS[self.rank])
+        object.__setattr__(self, "_hash", hash(text))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
-        return f"{self.rank.value}{self.suit.value}"
+        return self.text
+
+    def __reduce__(self) -> tuple[type[Card], tuple[Rank, Suit]]:
+        # Made anew where it is unpickled: a text's hash differs from one process to another.
+        return Card, (self.rank, self.suit)
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Card:
+        return self
 
     @property
-    def points(self) -> int:
-        """Points with an Ace counted as 1."""
-        return self.rank.points
+    def is_ace(self) -> bool:
+        """An Ace.
+
+        >>> parse_card("AS").is_ace, parse_card("KS").is_ace
+        (True, False)
+        """
+        return self.points == 1
 
     @property
     def is_ten_value(self) -> bool:
@@ -120,7 +157,7 @@ class Card:
         >>> parse_card("QS").is_ten_value, parse_card("9S").is_ten_value
         (True, False)
         """
-        return self.rank.points == 10
+        return self.points == 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +193,7 @@ def parse_card(text: str) -> Card:
         raise CardError(
             f"unknown card {text!r}: expected rank (A, 2-10, T, J, Q, K) then suit (S, H, D, C)"
         )
-    return Card(rank, suit)
+    return _CARDS[rank, suit]
 
 
 def parse_drawn_card(text: str) -> DrawnCard:
@@ -187,7 +224,12 @@ def full_deck() -> list[Card]:
     >>> len(full_deck()), len(set(full_deck()))
     (52, 52)
     """
-    return [Card(rank, suit) for suit in Suit for rank in Rank]
+    return list(_DECK)
+
+
+# The shared cards, made once.
+_DECK = tuple(Card(rank, suit) for suit in Suit for rank in Rank)
+_CARDS = {(card.rank, card.suit): card for card in _DECK}
 
 
 class HandTotal(NamedTuple):
@@ -208,9 +250,11 @@ def hand_total(cards: Iterable[Card]) -> HandTotal:
     hard = 0
     has_ace = False
     for card in cards:
-        hard += card.rank.points
-        has_ace = has_ace or card.rank is Rank.ACE
-    if has_ace and hard + 10 <= 21:
+        points = card.points
+        hard += points
+        if points == 1:
+            has_ace = True
+    if has_ace and hard <= 11:
         return HandTotal(hard + 10, True)
     return HandTotal(hard, False)
 

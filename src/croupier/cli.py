@@ -17,8 +17,9 @@ from croupier.cli_play import play
 from croupier.cli_rules import rules
 from croupier.cli_serve import ledger, serve
 from croupier.cli_strategy import strategy
+from croupier.commands import command_schema
 from croupier.errors import CroupierError
-from croupier.script import play_script
+from croupier.script import play_script, script_schema
 
 __all__ = ["cli", "main"]
 
@@ -54,6 +55,24 @@ def round_command(file: Any, indent: int) -> None:
     except CroupierError as error:
         raise UserError(f"{name}: {error}") from None
     click.echo(json.dumps(report, indent=indent if indent > 0 else None))
+
+
+@cli.command("schema")
+@click.argument("which", type=click.Choice(["commands", "script", "protocol"]))
+def schema_command(which: str) -> None:
+    """Print a JSON Schema: the round's commands, the round script, or the table protocol.
+
+    All three are read from the command classes, so they always agree with the engine.
+    """
+    if which == "commands":
+        schema: dict[str, Any] = command_schema()
+    elif which == "script":
+        schema = script_schema()
+    else:
+        from croupier.server.protocol import message_schema
+
+        schema = message_schema()
+    click.echo(json.dumps(schema, indent=2))
 
 
 cli.add_command(rules)

@@ -2,21 +2,23 @@
 
 Each sentence says one rule or a few that belong together, in the order a player
 meets them: the shoe, the dealer's hand, what pays what, insurance, doubling,
-splitting, surrender, the limits and the side bets.  Nothing is copied from a
-rulebook: every sentence is written from the rule set's fields, so a table with a
-rule changed from its preset reads as it plays.  The side bets' pay lines are
-:func:`croupier.sidebets.pay_table`'s.
+splitting, surrender, the limits and the side bets, and last what an interruption
+or a dealing error does to a round, with the clause the table cites.  Nothing is
+copied from a rulebook: every sentence is written from the rule set's fields, so a
+table with a rule changed from its preset reads as it plays.  The side bets' pay
+lines are :func:`croupier.sidebets.pay_table`'s.
 
 >>> from croupier.presets import find_rules
 >>> sentences = describe_rules(find_rules("live"))
->>> for sentence in sentences[:3] + sentences[-3:]:
+>>> for sentence in sentences[:3] + sentences[-3:]:  # doctest: +NORMALIZE_WHITESPACE
 ...     print(sentence)
 8 decks, shuffled when the cut card comes out (about 1/2 of the shoe dealt).
 7 boxes on the layout.
 The dealer stands on all 17s.
-Side bets: Perfect Pairs (pays up to 25 to 1) and 21+3 (pays up to 100 to 1).
 A side bet is at most 500.00 a player on a box, and needs that player's own initial bet on the box.
 Payouts are paid in units of 0.01, rounded down.
+A malfunction voids all plays and pays: every bet of the round is returned, wins already
+    paid included (live rules: mistakes push the hand).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from croupier.rules import (
     DealerBlackjackTakes,
     DoubleOn,
     HoleCard,
+    Interruption,
     Rules,
     SideBet,
     SplitMatch,
@@ -110,7 +113,9 @@ def describe_rules(rules: Rules) -> list[str]:
     Rules that cannot matter under the others are left out: what a dealer
     blackjack takes from split and doubled hands when the dealer peeks (a peeked
     blackjack ends the round before any), doubling split hands when a box cannot
-    split, a resplit of Aces when a box splits once only.
+    split, a resplit of Aces when a box splits once only.  A table that gives no
+    player the choice of taking his bet back after a dealing error says nothing of
+    dealing errors: what it does instead is not a field.
 
     Args:
         rules: The rule set to describe.
@@ -147,6 +152,10 @@ def describe_rules(rules: Rules) -> list[str]:
         any player.
     Under 13 and Over 13 are at most the box's initial bet; a total of exactly 13 loses both.
     Payouts are paid in units of 0.01, rounded down.
+    A technical interruption voids the round unless a bet has already won or lost; then
+        the round is played to its end (RWS v5 5.4.2).
+    After a dealing error a player may have his bets returned and his hand invalidated
+        (RWS v5 5.7.3).
 
     A rule changed from its preset reads as it plays:
 
@@ -173,6 +182,7 @@ def describe_rules(rules: Rules) -> list[str]:
     sentences.append(
         f"Payouts are paid in units of {rules.currency_unit}, {_ROUNDING[rules.payout_rounding]}."
     )
+    sentences += _irregularities(rules)
     return sentences
 
 
@@ -325,3 +335,22 @@ def _best_pays(side_bet: SideBet, rules: Rules) -> str:
     if len(lines) == 1:
         return f"pays {ratio_text(lines[0].pays)}"
     return f"pays up to {ratio_text(max(line.pays for line in lines))}"
+
+
+def _irregularities(rules: Rules) -> list[str]:
+    if rules.interruption is Interruption.VOID_ALL:
+        sentences = [
+            "A malfunction voids all plays and pays: every bet of the round is returned, "
+            f"wins already paid included ({rules.cite_interruption})."
+        ]
+    else:
+        sentences = [
+            "A technical interruption voids the round unless a bet has already won or lost; "
+            f"then the round is played to its end ({rules.cite_interruption})."
+        ]
+    if rules.dealing_error_return:
+        sentences.append(
+            "After a dealing error a player may have his bets returned and his hand "
+            f"invalidated ({rules.cite_dealing_error})."
+        )
+    return sentences

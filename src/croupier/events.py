@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 
+from croupier._frozen import quick_init
+
 __all__ = [
     "BetPlaced",
     "BetResult",
@@ -47,6 +49,7 @@ __all__ = [
     "SeatPassed",
     "SplitFollowed",
     "TechnicalInterruption",
+    "event_from_json",
 ]
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -75,6 +78,13 @@ class Event:
         """The event as JSON values, with its ``type`` first."""
         body = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
         return {"type": self.type, **body}
+
+    def __copy__(self) -> Event:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Event:
+        # Immutable: a copy of a round shares its events.
+        return self
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -315,3 +325,66 @@ class BetResult:
     def to_json(self) -> dict[str, object]:
         """The result as JSON values."""
         return {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+def _read_field(annotation: str, value: object, where: str) -> object:
+    if value is None and annotation.endswith("| None"):
+        return None
+    base = annotation.removesuffix(" | None")
+    if base == "Decimal" and isinstance(value, str):
+        try:
+            return Decimal(value)
+        except ArithmeticError:
+            pass
+    elif base == "tuple[str, ...]" and isinstance(value, list):
+        if all(isinstance(item, str) for item in value):
+            return tuple(value)
+    elif (
+        (base == "bool" and isinstance(value, bool))
+        or (base == "int" and isinstance(value, int) and not isinstance(value, bool))
+        or (base == "str" and isinstance(value, str))
+    ):
+        return value
+    raise ValueError(f"{where}: {value!r} is not a {base}")
+
+
+def _event_types() -> dict[str, type[Event]]:
+    names = [name for name in __all__ if name not in ("Event", "BetResult", "event_from_json")]
+    types: dict[str, type[Event]] = {}
+    for name in names:
+        cls = globals()[name]
+        types[_CAMEL.sub("_", name).lower()] = cls
+    return types
+
+
+_TYPES = _event_types()
+for _cls in _TYPES.values():
+    quick_init(_cls, kw_only=True)
+quick_init(BetResult, kw_only=False)
+
+
+def event_from_json(data: object) -> Event:
+    """The event :meth:`Event.to_json` wrote.
+
+    Raises:
+        ValueError: the data is not such an event; the message names what is wrong.
+
+    >>> event = CardDealt(card="AS", box=1, hand=1, face_up=True)
+    >>> event_from_json(event.to_json()) == event
+    True
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ValueError(f"an event is an object with a type, not {data!r}")
+    cls = _TYPES.get(data["type"])
+    if cls is None:
+        raise ValueError(f"unknown event type {data['type']!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = [key for key in data if key != "type" and key not in fields]
+    if unknown:
+        raise ValueError(f"{data['type']}: unknown field {unknown[0]!r}")
+    values = {}
+    for name, field in fields.items():
+        if name not in data:
+            raise ValueError(f"{data['type']}: missing field {name!r}")
+        values[name] = _read_field(str(field.type), data[name], f"{data['type']}.{name}")
+    return cls(**values)

@@ -1,10 +1,13 @@
-"""Irregularities (RWS v5 section 5): voids, interruptions, time-outs, players who leave.
+"""Irregularities: voids, interruptions, time-outs, players who leave, dealing errors.
 
-A void returns every bet of the round (5.17); a technical interruption voids the round
-unless an outcome is established (5.4); a hand whose time runs out, or whose player
-walks away alone, draws to 12 or more and stands (5.3); after a dealing error a player
-may have his bets returned (5.7.3).  Where a seated player leaves, the box's decisions
-pass to the one with the highest bet on it (1.26).
+Each preset names its own clauses (``Rules.cite_*``).  A void returns every bet of the
+round (RWS v5 5.17; "malfunctions void all plays and pays" online).  A technical
+interruption voids the round unless an outcome is established (RWS v5 5.4), or at a
+table whose rules void every play and pay on a malfunction, voids it whatever has
+happened.  A hand whose time runs out, or whose player walks away alone, draws to 12 or
+more and stands (5.3); where others bet on the box, its decisions pass to the one with
+the highest bet (1.26).  After a dealing error a player may have his bets returned and
+his hand invalidated where the rules allow it (5.7.3).
 """
 
 from __future__ import annotations
@@ -13,226 +16,274 @@ from dataclasses import replace
 
 from croupier.errors import IllegalActionError
 from croupier.events import (
-    BetResult,
-    Event,
     PlayerTimedOut,
     PlayerWalkedAway,
     RoundVoided,
     SeatPassed,
     TechnicalInterruption,
 )
-from croupier.round_base import RoundBase
+from croupier.offers import answer
 from croupier.round_state import (
     INSURANCE,
     MAIN,
-    ZERO,
-    Action,
-    Decision,
-    NeedAnswers,
-    NeedDecision,
+    Awaiting,
+    Box,
     OfferKind,
     Phase,
+    RoundState,
+    Step,
 )
+from croupier.rules import Interruption
+from croupier.settlement import record_return
 
-__all__ = ["IrregularitiesMixin"]
+__all__ = [
+    "interrupt",
+    "outcome_established",
+    "pass_seat",
+    "return_bets",
+    "time_out",
+    "verify_not_over",
+    "verify_return_bets",
+    "verify_walk_away",
+    "void",
+    "walk_away",
+]
+
+_OVER = (Phase.SETTLED, Phase.VOID)
+#: The outcome of a bet returned after a dealing error; a void keeps it as it is.
+RETURNED = "returned"
 
 
-class IrregularitiesMixin(RoundBase):
-    """Voiding, interrupting, timing out, returning bets and walking away."""
+def verify_not_over(state: RoundState, action: str) -> None:
+    """Refuse an irregularity on a round that is over."""
+    if state.phase in _OVER:
+        raise IllegalActionError(f"cannot {action}: the round is over (phase={state.phase.value})")
 
-    def void(self, reason: str) -> RoundVoided:
-        """Void the round: every bet of the round is returned (RWS v5 5.17).
 
-        For a dealing error that cannot be reconstructed, a card found outside the
-        set, cards not shuffled, or "mistakes between hands" (live).
-        """
-        if self._phase in (Phase.SETTLED, Phase.VOID):
-            raise IllegalActionError(f"cannot void: the round is over (phase={self._phase.value})")
-        return self._void(reason)
+def void(state: RoundState, reason: str) -> None:
+    """Void the round: every bet of the round not already returned comes back.
 
-    def interrupt(self) -> Event:
-        """A technical interruption: void unless an outcome is established (RWS v5 5.4)."""
-        if self._phase in (Phase.SETTLED, Phase.VOID):
-            raise IllegalActionError(
-                f"cannot interrupt: the round is over (phase={self._phase.value})"
+    Bets settled earlier in the round are returned as well: a void round has no result
+    (RWS v5 1.36, 5.17).  A bet already returned after a dealing error keeps its one
+    result.
+    """
+    state.offers = []
+    state.phase = Phase.VOID
+    cursor = state.cursor
+    cursor.step = Step.OVER
+    cursor.awaiting = Awaiting.NOTHING
+    cursor.legal = ()
+    state.void_reason = reason
+    state.events.append(RoundVoided(reason=reason))
+    state.results = [result for result in state.results if result.outcome == RETURNED]
+    if state.boxes:
+        for box in state.boxes:
+            for placed in box.side_bets:
+                record_return(
+                    state,
+                    placed.player,
+                    box.number,
+                    None,
+                    placed.bet,
+                    placed.amount,
+                    "void",
+                    "void",
+                )
+            for player, amount in box.insurance.items():
+                record_return(state, player, box.number, None, INSURANCE, amount, "void", "void")
+            for hand in box.hands:
+                for wager in hand.wagers:
+                    if not wager.returned:
+                        record_return(
+                            state,
+                            wager.player,
+                            box.number,
+                            hand.number,
+                            MAIN,
+                            wager.stake,
+                            "void",
+                            "void",
+                        )
+    else:
+        for placed in state.bets:
+            record_return(
+                state, placed.player, placed.box, None, placed.bet, placed.amount, "void", "void"
             )
-        established = any(result.net != 0 for result in self._results)
-        event = self._emit(TechnicalInterruption(outcome_established=established))
-        if not established:
-            self._void("technical interruption before any outcome was established (RWS v5 5.4.2)")
-        return event
 
-    def time_out(self) -> Event:
-        """The decision time ran out: the hand draws to 12 or more, then stands (RWS v5 5.3).
 
-        Open offers time out as declined.
-        """
-        if isinstance(self._pending, NeedAnswers):
-            start = len(self._events)
-            for offer in list(self._offers):
-                self._answer(offer, accept=False)
-            return self._events[start]
-        box, hand = self._require_turn("time out", None)
-        hand.auto_play = True
-        event = self._emit(PlayerTimedOut(box=box.number, hand=hand.number))
-        self._advance(Decision(Action.HIT if hand.total < 12 and self.can_hit() else Action.STAND))
-        return event
+def outcome_established(state: RoundState) -> bool:
+    """Some bet has conclusively won or lost (RWS v5 5.4.1).
 
-    def verify_return_bets(self, player: str, box: int) -> None:
-        """Check that ``player`` may take his bets on ``box`` back after a dealing error."""
-        if self._phase not in (Phase.DEALING, Phase.OFFERS, Phase.PLAYER_TURNS):
-            raise IllegalActionError(
-                "cannot return bets: no dealing error can be answered now "
-                f"(phase={self._phase.value})"
-            )
-        placed = self._box(box)
-        if not any(
+    A settled bet that won or lost counts (a stand-off or a returned bet does not), and
+    so does a bet held while the dealer may still have a blackjack but lost whatever he
+    has: a busted hand, or a surrendered one.
+    """
+    if any(result.net != 0 for result in state.results):
+        return True
+    for box in state.boxes:
+        for hand in box.hands:
+            if (hand.busted or hand.surrendered) and any(
+                not wager.settled for wager in hand.wagers
+            ):
+                return True
+    return False
+
+
+def interrupt(state: RoundState) -> bool:
+    """A technical interruption: returns whether the round goes on."""
+    rules = state.rules
+    established = outcome_established(state)
+    state.events.append(TechnicalInterruption(outcome_established=established))
+    if rules.interruption is Interruption.VOID_ALL:
+        void(state, f"malfunction: all plays and pays are void ({rules.cite_interruption})")
+        return False
+    if not established:
+        void(
+            state,
+            "technical interruption before any outcome was established "
+            f"({rules.cite_interruption})",
+        )
+        return False
+    return True
+
+
+def time_out(state: RoundState) -> None:
+    """The decision time ran out: open offers are declined; a hand plays by 5.3."""
+    if state.cursor.awaiting is Awaiting.ANSWERS:
+        for offer in list(state.offers):
+            answer(state, offer, accept=False)
+        return
+    current = state.current()
+    if current is None:
+        raise IllegalActionError(
+            f"cannot time out: nothing is waiting for a decision (phase={state.phase.value})"
+        )
+    box, hand = current
+    hand.auto_play = True
+    state.events.append(PlayerTimedOut(box=box.number, hand=hand.number))
+
+
+def pass_seat(state: RoundState, box: Box, leaving: str) -> None:
+    """The box's decisions pass to the remaining player with the highest bet (1.26)."""
+    others = [
+        (amount, name)
+        for name, amount in box.initial.items()
+        if name != leaving and name not in state.absent and _has_open_bet(box, name)
+    ]
+    if others:
+        box.seated = max(others, key=lambda item: item[0])[1]
+        state.events.append(SeatPassed(box=box.number, player=box.seated))
+
+
+def _has_open_bet(box: Box, player: str) -> bool:
+    return any(
+        wager.player == player and not wager.returned for hand in box.hands for wager in hand.wagers
+    )
+
+
+def verify_return_bets(state: RoundState, player: str, box: int) -> Box:
+    """The box ``player`` takes his bets back from, or :class:`IllegalActionError`."""
+    rules = state.rules
+    if not rules.dealing_error_return:
+        raise IllegalActionError(
+            f"cannot return bets: {rules.name} gives no player the choice to take his bet back "
+            f"after a dealing error ({rules.cite_dealing_error}); void the round or play on"
+        )
+    if state.phase not in (Phase.DEALING, Phase.OFFERS, Phase.PLAYER_TURNS):
+        raise IllegalActionError(
+            f"cannot return bets: no dealing error can be answered now (phase={state.phase.value})"
+        )
+    placed = state.box(box)
+    if placed is None:
+        raise IllegalActionError(f"cannot return bets: box {box} has no bet in this round")
+    open_bet = (
+        any(
             wager.player == player and not wager.settled
             for hand in placed.hands
             for wager in hand.wagers
-        ):
-            raise IllegalActionError(
-                f"cannot return bets: {player} has no open bet on box {box} "
-                f"(phase={self._phase.value})"
-            )
-        turn = self.current_turn
-        if turn is not None and turn[0] == box:
-            raise IllegalActionError(
-                f"cannot return bets: box {box} is deciding hand {turn[1]}; answer the dealing "
-                f"error before its decisions (phase={self._phase.value})"
-            )
+        )
+        or (player in placed.insurance and not placed.insurance_settled)
+        or (not state.side_bets_settled and any(side.player == player for side in placed.side_bets))
+    )
+    if not open_bet:
+        raise IllegalActionError(
+            f"cannot return bets: {player} has no open bet on box {box} (phase={state.phase.value})"
+        )
+    current = state.current()
+    if current is not None and current[0] is placed:
+        raise IllegalActionError(
+            f"cannot return bets: box {box} is deciding hand {current[1].number}; answer the "
+            f"dealing error before its decisions (phase={state.phase.value})"
+        )
+    return placed
 
-    def return_bets(self, player: str, box: int) -> Event:
-        """After a dealing error, a player may have his bet returned and his hand invalidated.
 
-        RWS v5 5.7.3: his open bets on the box (initial, split and double bets and
-        insurance) come back; bets already settled stand.  Where others bet on the box,
-        its decisions pass to the one with the highest bet (1.26).
-        """
-        self.verify_return_bets(player, box)
-        placed = self._box(box)
-        start = len(self._events)
-        reason = "dealing error: bet returned and hand invalidated (RWS v5 5.7.3)"
-        zero = ZERO.quantize(self.rules.currency_unit)
-        for hand in placed.hands:
-            wager = hand.wager_of(player)
-            if wager is None or wager.settled:
-                continue
-            wager.settled = True
-            self._results.append(
-                BetResult(player, box, hand.number, MAIN, wager.stake, zero, "returned")
-            )
-            self._return(player, box, hand.number, MAIN, wager.stake, reason)
-        insurance = None if placed.insurance_settled else placed.insurance.pop(player, None)
-        if insurance is not None:
-            self._results.append(
-                BetResult(player, box, None, INSURANCE, insurance, zero, "returned")
-            )
-            self._return(player, box, None, INSURANCE, insurance, reason)
-        if placed.seated == player:
-            others = [
-                (amount, name)
-                for name, amount in placed.initial.items()
-                if name != player and name not in self._absent
-            ]
-            if others:
-                placed.seated = max(others, key=lambda item: item[0])[1]
-                self._emit(SeatPassed(box=box, player=placed.seated))
-        for offer in list(self._offers):
-            if offer.player == player and offer.box == box:
-                index = self._offers.index(offer)
-                if offer.kind is OfferKind.SURRENDER and placed.seated != player:
-                    # A decision of the box passes with the seat (RWS v5 1.26, 3.8).
-                    self._offers[index] = replace(offer, player=placed.seated)
-                else:
-                    del self._offers[index]
-        if not self._offers and isinstance(self._pending, NeedAnswers):
-            self._advance(None)
-        return self._events[start]
+def return_bets(state: RoundState, player: str, placed: Box) -> None:
+    """Give ``player`` his open bets on the box back; his hand is invalidated (5.7.3).
 
-    def walk_away(self, player: str) -> Event:
-        """A player leaves with bets in play (RWS v5 5.3).
-
-        Where others bet on his box, its decisions pass to the one with the highest
-        bet (RWS v5 1.26); alone, his hands draw to 12 or more and stand.
-        """
-        if self._phase in (Phase.SETTLED, Phase.VOID, Phase.BETTING):
-            raise IllegalActionError(
-                f"cannot walk away with bets in play now (phase={self._phase.value})"
-            )
-        if not any(bet.player == player for bet in self._bets) or player in self._absent:
-            raise IllegalActionError(
-                f"cannot walk away: {player} has no bet in play at this table "
-                f"(phase={self._phase.value})"
-            )
-        event = self._emit(PlayerWalkedAway(player=player))
-        self._absent.add(player)
-        for box in self._boxes:
-            if box.seated != player:
-                continue
-            others = [(amount, p) for p, amount in box.initial.items() if p not in self._absent]
-            if others:
-                highest = max(others, key=lambda item: item[0])[1]
-                box.seated = highest
-                self._emit(SeatPassed(box=box.number, player=highest))
-        for offer in list(self._offers):
-            if offer.player != player:
-                continue
-            seated = self._box(offer.box).seated
-            if offer.kind is OfferKind.SURRENDER and seated not in self._absent:
+    His initial, split and double bets, insurance and side bets not yet settled come
+    back; bets already settled stand.  Where he was seated, the box's decisions pass to
+    the player with the highest bet (1.26); his offers on the box go with him.
+    """
+    rules = state.rules
+    reason = f"dealing error: bet returned and hand invalidated ({rules.cite_dealing_error})"
+    number = placed.number
+    for hand in placed.hands:
+        wager = hand.wager_of(player)
+        if wager is None or wager.settled:
+            continue
+        wager.settled = True
+        wager.returned = True
+        record_return(state, player, number, hand.number, MAIN, wager.stake, reason, RETURNED)
+    if not placed.insurance_settled and player in placed.insurance:
+        amount = placed.insurance.pop(player)
+        placed.returned_insurance[player] = amount
+        record_return(state, player, number, None, INSURANCE, amount, reason, RETURNED)
+    if not state.side_bets_settled:
+        for side in [side for side in placed.side_bets if side.player == player]:
+            placed.side_bets.remove(side)
+            placed.returned_side_bets.append(side)
+            record_return(state, player, number, None, side.bet, side.amount, reason, RETURNED)
+    if placed.seated == player:
+        pass_seat(state, placed, player)
+    for offer in list(state.offers):
+        if offer.player == player and offer.box == number:
+            index = state.offers.index(offer)
+            if offer.kind is OfferKind.SURRENDER and placed.seated != player:
                 # A decision of the box passes with the seat (RWS v5 1.26, 3.8).
-                self._offers[self._offers.index(offer)] = replace(offer, player=seated)
+                state.offers[index] = replace(offer, player=placed.seated)
             else:
-                self._answer(offer, accept=False)
-        if isinstance(self._pending, NeedDecision):
-            box = self._box(self._pending.box)
-            if box.seated in self._absent:
-                hand = box.hands[self._pending.hand - 1]
-                choice = Action.HIT if hand.total < 12 and self.can_hit() else Action.STAND
-                self._advance(Decision(choice))
-        return event
+                del state.offers[index]
 
-    def _void(self, reason: str) -> RoundVoided:
-        if self._flow is not None:
-            self._flow.close()
-            self._flow = None
-        self._pending = None
-        self._offers = []
-        self._phase = Phase.VOID
-        self._void_reason = reason
-        event = RoundVoided(reason=reason)
-        self._emit(event)
-        returned: list[BetResult] = []
-        zero = ZERO.quantize(self.rules.currency_unit)
-        if self._boxes:
-            for box in self._boxes:
-                for bet in box.side_bets:
-                    returned.append(
-                        BetResult(bet.player, box.number, None, bet.bet, bet.amount, zero, "void")
-                    )
-                for player, amount in box.insurance.items():
-                    returned.append(
-                        BetResult(player, box.number, None, INSURANCE, amount, zero, "void")
-                    )
-                for hand in box.hands:
-                    for wager in hand.wagers:
-                        returned.append(
-                            BetResult(
-                                wager.player,
-                                box.number,
-                                hand.number,
-                                MAIN,
-                                wager.stake,
-                                zero,
-                                "void",
-                            )
-                        )
+
+def verify_walk_away(state: RoundState, player: str) -> None:
+    """Check that ``player`` has bets in play to walk away from."""
+    if state.phase in (*_OVER, Phase.BETTING):
+        raise IllegalActionError(
+            f"cannot walk away with bets in play now (phase={state.phase.value})"
+        )
+    if player in state.absent or not any(placed.player == player for placed in state.bets):
+        raise IllegalActionError(
+            f"cannot walk away: {player} has no bet in play at this table "
+            f"(phase={state.phase.value})"
+        )
+
+
+def walk_away(state: RoundState, player: str) -> None:
+    """A player leaves with bets in play (5.3); his seats pass (1.26), his offers lapse."""
+    state.events.append(PlayerWalkedAway(player=player))
+    state.absent.add(player)
+    for box in state.boxes:
+        if box.seated == player:
+            pass_seat(state, box, player)
+    for offer in list(state.offers):
+        if offer.player != player:
+            continue
+        placed = state.box(offer.box)
+        assert placed is not None
+        seated = placed.seated
+        if offer.kind is OfferKind.SURRENDER and seated not in state.absent:
+            # A decision of the box passes with the seat (RWS v5 1.26, 3.8).
+            state.offers[state.offers.index(offer)] = replace(offer, player=seated)
         else:
-            returned = [
-                BetResult(bet.player, bet.box, None, bet.bet, bet.amount, zero, "void")
-                for bet in self._bets
-            ]
-        self._results = returned
-        for result in returned:
-            self._return(result.player, result.box, result.hand, result.bet, result.stake, "void")
-        return event
+            answer(state, offer, accept=False)

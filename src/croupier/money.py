@@ -41,22 +41,53 @@ class PayoutRounding(StrEnum):
         }[self]
 
 
+_MODES = {
+    PayoutRounding.DOWN: decimal.ROUND_DOWN,
+    PayoutRounding.HALF_UP: decimal.ROUND_HALF_UP,
+    PayoutRounding.HALF_EVEN: decimal.ROUND_HALF_EVEN,
+    PayoutRounding.UP: decimal.ROUND_UP,
+}
+
+
 def quantize(amount: Decimal, unit: Decimal, rounding: PayoutRounding) -> Decimal:
     """Round an amount to the currency's unit.
 
     >>> quantize(Decimal("2.505"), Decimal("0.01"), PayoutRounding.DOWN)
     Decimal('2.50')
     """
-    return amount.quantize(unit, rounding=rounding.decimal_mode)
+    return amount.quantize(unit, rounding=_MODES[rounding])
 
 
 def payout(stake: Decimal, ratio: Fraction, unit: Decimal, rounding: PayoutRounding) -> Decimal:
-    """What a winning stake is paid at ``ratio`` to 1, rounded to the unit."""
+    """What a winning stake is paid at ``ratio`` to 1, rounded to the unit.
+
+    >>> payout(Decimal("10.01"), Fraction(6, 5), Decimal("0.01"), PayoutRounding.DOWN)
+    Decimal('12.01')
+    >>> payout(Decimal("10.00"), Fraction(4, 3), Decimal("0.01"), PayoutRounding.UP)
+    Decimal('13.34')
+    """
+    numerator = ratio.numerator
+    denominator = ratio.denominator
+    mode = _MODES[rounding]
+    if denominator == 1:
+        return (stake * numerator).quantize(unit, rounding=mode)
+    if _TERMINATES.get(denominator, False) and stake.adjusted() < 12:
+        # A denominator of 2s and 5s divides a money amount exactly in 28 digits.
+        return (stake * numerator / denominator).quantize(unit, rounding=mode)
     exact = Fraction(stake) * ratio
     with decimal.localcontext() as context:
         context.prec = 50
         amount = Decimal(exact.numerator) / Decimal(exact.denominator)
-    return quantize(amount, unit, rounding)
+    return amount.quantize(unit, rounding=mode)
+
+
+# Denominators made of 2s and 5s only, up to 1000: a division by one of them terminates.
+_TERMINATES = {
+    2**twos * 5**fives: True
+    for twos in range(10)
+    for fives in range(5)
+    if 2**twos * 5**fives <= 1000
+}
 
 
 def parse_amount(value: object, unit: Decimal, *, what: str = "amount") -> Decimal:
@@ -75,6 +106,10 @@ def parse_amount(value: object, unit: Decimal, *, what: str = "amount") -> Decim
     ...
     croupier.errors.BetError: amount 1.5 is a float; give money as a decimal string such as '1.50'
     """
+    if type(value) is Decimal and value.is_finite() and value > 0:
+        quantized = value.quantize(unit)
+        if quantized == value:
+            return quantized
     if isinstance(value, bool | float):
         raise BetError(
             f"{what} {value!r} is a float; give money as a decimal string such as '1.50'"

@@ -1,43 +1,47 @@
-"""The vocabulary of a round and the state it keeps.
+"""The vocabulary of a round and the plain data it is made of.
 
 The public names (:class:`Phase`, :class:`Action`, :class:`OfferKind`, :class:`Offer`,
-:class:`HandView`, :class:`BoxView` and :data:`MAIN`) are what a caller sees, and
-:mod:`croupier.round` exports them.  The rest is the round's own mutable state: the
-wagers on a hand, the hands of a box, the bets placed while bets are open, and the
-requests by which the round's flow asks for a card, a decision or answers.  The
-internal names stay out of the package's namespace.
+:class:`HandView`, :class:`BoxView`, :class:`Awaiting`, :class:`Automation` and
+:data:`MAIN`) are what a caller sees, and :mod:`croupier.round` exports them.  The rest
+is the round's own state: the wagers on a hand, the hands of a box, the bets placed
+while bets are open, and :class:`RoundState`, which holds all of it together with the
+:class:`Cursor` that says where the round's flow stands.  Every part of a round is a
+function over a :class:`RoundState`; nothing in it is hidden in a running generator,
+so a round can be copied, pickled and written out as JSON at any point.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from enum import StrEnum
+from enum import Flag, StrEnum, auto
 
-from croupier.cards import Card, hand_total
+from croupier._frozen import quick_init
+from croupier.cards import Card, DrawnCard
+from croupier.events import BetResult, Event
+from croupier.rules import Rules
+from croupier.shoe import CardSource, CompositionCheck
 
 __all__ = [
     "INSURANCE",
     "MAIN",
     "ZERO",
     "Action",
+    "Automation",
+    "Awaiting",
     "Box",
     "BoxView",
-    "Decision",
-    "Flow",
+    "Cursor",
     "Hand",
     "HandView",
-    "NeedAnswers",
-    "NeedCard",
-    "NeedDecision",
     "Offer",
     "OfferKind",
+    "Owed",
     "Phase",
     "PlacedBet",
-    "Request",
+    "RoundState",
+    "Step",
     "Wager",
-    "lead_wager",
 ]
 
 #: The key of a box's initial bet in bets and results.
@@ -49,7 +53,7 @@ ZERO = Decimal(0)
 
 
 class Phase(StrEnum):
-    """Where a round is."""
+    """Where a round is, in the rulebooks' sequence."""
 
     BETTING = "betting"
     DEALING = "dealing"
@@ -78,6 +82,79 @@ class OfferKind(StrEnum):
     SURRENDER = "surrender"
     FOLLOW_SPLIT = "follow-split"
     FOLLOW_DOUBLE = "follow-double"
+
+
+class Awaiting(StrEnum):
+    """What a round waits for before it can go on."""
+
+    BETS = "bets"  # bets are open: bets, withdrawals, then "No more bets"
+    CARD = "card"  # the next card, entered by the dealer
+    ANSWERS = "answers"  # every open offer answered
+    DECISION = "decision"  # the seated player's decision for the hand whose turn it is
+    SETTLEMENT = "settlement"  # the dealer's word to settle (settlement not automatic)
+    NOTHING = "nothing"  # the round is over
+
+
+class Automation(Flag):
+    """The steps a round takes by itself; a table that does them by hand turns them off.
+
+    ``DEALING``: cards come from the round's card source; without it the round waits
+    for each card (:class:`~croupier.commands.DealCard`), as at a dealer's console.
+    ``SETTLEMENT``: final settlement follows the dealer's hand at once; without it the
+    round waits for :class:`~croupier.commands.Settle`.  The dealer's own play is not
+    a choice: he draws as the rules say, from the cards he is given.
+
+    >>> Automation.ALL
+    <Automation.ALL: 3>
+    >>> Automation.DEALING in Automation.ALL, Automation.DEALING in Automation.SETTLEMENT
+    (True, False)
+    """
+
+    NONE = 0
+    DEALING = auto()
+    SETTLEMENT = auto()
+    ALL = DEALING | SETTLEMENT
+
+
+class Step(StrEnum):
+    """The step of the round's flow the cursor is on."""
+
+    BETTING = "betting"
+    INITIAL_DEAL = "initial-deal"
+    INTERIM = "interim"
+    INTERIM_OFFERS = "interim-offers"
+    TURNS = "turns"
+    DEALER = "dealer"
+    SETTLEMENT = "settlement"
+    OVER = "over"
+
+
+class Owed(StrEnum):
+    """A card the hand whose turn it is is owed: after a hit, or after a double."""
+
+    NOTHING = "nothing"
+    HIT = "hit"
+    DOUBLE = "double"
+
+
+@dataclass(slots=True)
+class Cursor:
+    """Where the round's flow stands.
+
+    ``step`` is the step; ``box`` and ``hand`` index the boxes in play and the
+    hands of that box during the players' turns; ``card`` counts the cards of the
+    initial deal; ``owed`` is a card the current hand is owed.  ``awaiting`` is what
+    the flow stopped for, and ``legal`` the actions the current hand may take when it
+    waits for a decision (worked out once per decision).
+    """
+
+    step: Step = Step.BETTING
+    box: int = 0
+    hand: int = 0
+    card: int = 0
+    owed: Owed = Owed.NOTHING
+    awaiting: Awaiting = Awaiting.BETS
+    legal: tuple[Action, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +192,7 @@ class HandView:
         """The hand as JSON values, as a round's report shows it (money as text)."""
         return {
             "hand": self.number,
-            "cards": [str(card) for card in self.cards],
+            "cards": [card.text for card in self.cards],
             "total": self.total,
             "soft": self.is_soft,
             "blackjack": self.is_blackjack,
@@ -135,17 +212,26 @@ class BoxView:
     hands: tuple[HandView, ...]
 
 
-# -- internal state ---------------------------------------------------------------------------
+for _view in (Offer, HandView, BoxView):
+    quick_init(_view, kw_only=False)
+
+
+# -- the round's state --------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
 class Wager:
-    """One player's money on a hand: his initial bet and any double."""
+    """One player's money on a hand: his initial bet and any double.
+
+    ``settled`` once a result is recorded for it (won, lost, stood off, or returned);
+    ``returned`` when it was given back after a dealing error.
+    """
 
     player: str
     initial: Decimal
     double: Decimal = ZERO
     settled: bool = False
+    returned: bool = False
 
     @property
     def stake(self) -> Decimal:
@@ -154,7 +240,11 @@ class Wager:
 
 @dataclass(slots=True)
 class Hand:
-    """A hand of a box: its cards, the wagers on it, and how it was played."""
+    """A hand of a box: its cards, the wagers on it, and how it was played.
+
+    The hand keeps its hard total (Aces as 1) and whether it holds an Ace as cards
+    are added (:meth:`add`), so its total is never worked out again from its cards.
+    """
 
     number: int
     cards: list[Card]
@@ -166,24 +256,61 @@ class Hand:
     finished: bool = False
     decisions: int = 0
     auto_play: bool = False
+    hard: int = 0
+    has_ace: bool = False
+
+    def add(self, card: Card) -> None:
+        """Add a card to the hand."""
+        self.cards.append(card)
+        points = card.points
+        self.hard += points
+        if points == 1:
+            self.has_ace = True
+
+    def take_last(self) -> Card:
+        """Take the hand's second card away (a split)."""
+        card = self.cards.pop()
+        self.hard -= card.points
+        self.has_ace = any(kept.points == 1 for kept in self.cards)
+        return card
 
     @property
     def total(self) -> int:
-        return hand_total(self.cards).total
+        hard = self.hard
+        return hard + 10 if self.has_ace and hard <= 11 else hard
+
+    @property
+    def is_soft(self) -> bool:
+        return self.has_ace and self.hard <= 11
 
     @property
     def busted(self) -> bool:
-        return self.total > 21
+        return self.hard > 21
 
     @property
     def is_blackjack(self) -> bool:
-        return not self.from_split and len(self.cards) == 2 and self.total == 21
+        return len(self.cards) == 2 and self.has_ace and self.hard == 11 and not self.from_split
 
     def wager_of(self, player: str) -> Wager | None:
         for wager in self.wagers:
             if wager.player == player:
                 return wager
         return None
+
+    def view(self) -> HandView:
+        """What the hand shows."""
+        return HandView(
+            self.number,
+            tuple(self.cards),
+            self.total,
+            self.is_soft,
+            self.is_blackjack,
+            tuple((wager.player, wager.stake) for wager in self.wagers),
+            self.from_split,
+            self.doubled,
+            self.surrendered,
+            self.finished,
+        )
 
 
 @dataclass(slots=True)
@@ -198,7 +325,12 @@ class PlacedBet:
 
 @dataclass(slots=True)
 class Box:
-    """A betting box in play: its seated player, its bets and its hands."""
+    """A betting box in play: its seated player, its bets and its hands.
+
+    ``initial`` is each player's initial bet on the box, as kept at "No more bets";
+    ``side_bets`` its side bets, until they are settled or returned; ``insurance``
+    each player's insurance bet, until settled or returned.
+    """
 
     number: int
     seated: str
@@ -207,43 +339,67 @@ class Box:
     hands: list[Hand] = field(default_factory=list)
     insurance: dict[str, Decimal] = field(default_factory=dict)
     insurance_settled: bool = False
+    # Bets given back after a dealing error: still the players' stakes, never settled.
+    returned_side_bets: list[PlacedBet] = field(default_factory=list)
+    returned_insurance: dict[str, Decimal] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class NeedCard:
-    """The flow needs the next card, for a box's hand or (``None``) the dealer."""
+@dataclass(slots=True)
+class RoundState:
+    """Everything a round is: plain data, with no reference to code that runs.
 
-    box: int | None
-    hand: int | None
+    The card source and the composition check are the table's; the round holds
+    them so that it can draw.  Everything else is the round's own.
+    """
 
+    rules: Rules
+    source: CardSource | None
+    check: CompositionCheck
+    automation: Automation = Automation.ALL
+    # The automation as two flags, read at every card and at settlement.
+    deals: bool = True
+    settles: bool = True
+    phase: Phase = Phase.BETTING
+    cursor: Cursor = field(default_factory=Cursor)
+    events: list[Event] = field(default_factory=list)
+    # Bets as placed while bets are open, and each box's first bettor.
+    bets: list[PlacedBet] = field(default_factory=list)
+    seated: dict[int, str] = field(default_factory=dict)
+    # The boxes in play once bets are closed, from the dealer's left.
+    boxes: list[Box] = field(default_factory=list)
+    results: list[BetResult] = field(default_factory=list)
+    # The dealer's visible cards; the hole card joins them when it is turned.
+    dealer_cards: list[Card] = field(default_factory=list)
+    hole_card: Card | None = None
+    hole_revealed: bool = False
+    peeked: bool = False
+    side_bets_settled: bool = False
+    offers: list[Offer] = field(default_factory=list)
+    # Players who walked away.
+    absent: set[str] = field(default_factory=set)
+    void_reason: str | None = None
+    # A card the dealer entered, waiting to be taken by the flow.
+    entered: DrawnCard | None = None
 
-@dataclass(frozen=True, slots=True)
-class NeedDecision:
-    """The flow needs the seated player's decision for a hand."""
+    @property
+    def unit(self) -> Decimal:
+        return self.rules.currency_unit
 
-    box: int
-    hand: int
+    def emit(self, event: Event) -> None:
+        """Record an event."""
+        self.events.append(event)
 
+    def box(self, number: int) -> Box | None:
+        """The box in play with this number, or ``None``."""
+        for box in self.boxes:
+            if box.number == number:
+                return box
+        return None
 
-@dataclass(frozen=True, slots=True)
-class NeedAnswers:
-    """The flow needs every open offer answered."""
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """A player's decision as the flow receives it."""
-
-    action: Action
-    amount: Decimal | None = None
-
-
-#: What the flow asks for when it stops.
-Request = NeedCard | NeedDecision | NeedAnswers
-#: The flow of a round: it yields requests and receives cards and decisions.
-Flow = Generator[Request, object, None]
-
-
-def lead_wager(box: Box, hand: Hand) -> Wager:
-    """The wager of the player who decides for the box, else the first on the hand."""
-    return hand.wager_of(box.seated) or hand.wagers[0]
+    def current(self) -> tuple[Box, Hand] | None:
+        """The box and hand whose seated player must decide, or ``None``."""
+        cursor = self.cursor
+        if cursor.awaiting is not Awaiting.DECISION:
+            return None
+        box = self.boxes[cursor.box]
+        return box, box.hands[cursor.hand]

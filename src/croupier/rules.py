@@ -34,6 +34,7 @@ __all__ = [
     "DealerBlackjackTakes",
     "DoubleOn",
     "HoleCard",
+    "Interruption",
     "Rules",
     "SideBet",
     "SplitMatch",
@@ -94,6 +95,17 @@ class Surrender(StrEnum):
     #: As the hand's first decision; against an Ace or ten the dealer's blackjack then
     #: takes the whole bet (Casino-To-Go).
     CASINO_TO_GO = "casino-to-go"
+
+
+class Interruption(StrEnum):
+    """What a technical interruption or a malfunction does to the round in progress."""
+
+    #: The round goes on when any bet has conclusively won or lost, else it is void
+    #: (RWS v5 5.4.1, 5.4.2).
+    VOID_UNLESS_OUTCOME = "void-unless-outcome-established"
+    #: "Malfunctions void all plays and pays" (the online table): every bet of the
+    #: round is returned, those already settled included.
+    VOID_ALL = "void-all-plays-and-pays"
 
 
 class SideBet(StrEnum):
@@ -197,9 +209,40 @@ class Rules:
     perfect_pairs_pays: tuple[Fraction, ...] | None = None
     #: 21+3 pays (suited trips, straight flush, three of a kind, straight, flush) to 1.
     twenty_one_plus_three_pays: tuple[Fraction, ...] | None = None
+    #: What a technical interruption or malfunction does to the round in progress.
+    interruption: Interruption = Interruption.VOID_UNLESS_OUTCOME
+    #: After a dealing error a player may have his bets returned and his hand
+    #: invalidated (RWS v5 5.7.3); otherwise the round is voided or played on.
+    dealing_error_return: bool = True
+    #: The clause a technical interruption cites.
+    cite_interruption: str = "RWS v5 5.4.2"
+    #: The clause a void round cites (every bet of the round returned).
+    cite_void: str = "RWS v5 5.17"
+    #: The clause a card from outside the set cites.
+    cite_foreign_card: str = "RWS v5 5.5.1"
+    #: The clause one copy of a card more than the shoe holds cites.
+    cite_excess_card: str = "RWS v5 5.5.2"
+    #: The clause a shoe with no card left to complete the round cites.
+    cite_shoe_exhausted: str = "RWS v5 5.5.3"
+    #: The clause a bet returned after a dealing error cites.
+    cite_dealing_error: str = "RWS v5 5.7.3"
+    #: The clause a hand played for an absent or timed-out player cites.
+    cite_absent_player: str = "RWS v5 5.3"
+    #: The clause the excess over the box maximum, returned at "No more bets", cites.
+    cite_box_maximum: str = "RWS v5 5.1"
+    #: The clause a box under the minimum at "No more bets" cites.
+    cite_box_minimum: str = "RWS v5 5.2"
+    #: The clause a side bet returned for want of an initial bet on its box cites.
+    cite_side_bet_alone: str = "RWS v5 5.15"
+    #: The clause "No more bets" cites: nothing is placed, raised or withdrawn after it.
+    cite_no_more_bets: str = "RWS v5 5.8"
 
     def __post_init__(self) -> None:
         _validate(self)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Rules:
+        # A frozen value: a copy of a round shares it.
+        return self
 
     def replace(self, **changes: object) -> Rules:
         """A copy with some fields changed; values are read as :meth:`from_mapping` reads them.
@@ -399,6 +442,9 @@ def _validate(rules: Rules) -> None:
             "even_money is a form of insurance: it needs insurance = true",
         ),
     ]
+    for field in dataclasses.fields(Rules):
+        if field.name.startswith("cite_") and not getattr(rules, field.name).strip():
+            checks.append((False, f"{field.name} must name the clause the table cites"))
     for amount_name in ("minimum_bet", "maximum_bet", "side_bet_maximum"):
         amount = getattr(rules, amount_name)
         if amount is not None and amount % rules.currency_unit != 0:

@@ -25,6 +25,20 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from croupier.cards import DrawnCard, parse_drawn_card
+from croupier.commands import (
+    Command,
+    Decline,
+    DoubleDown,
+    Follow,
+    Hit,
+    Split,
+    Stand,
+    Surrender,
+    TakeEvenMoney,
+    TakeInsurance,
+    command_from_json,
+    command_schema,
+)
 from croupier.errors import CroupierError
 from croupier.inputs import apply_input
 from croupier.presets import find_preset
@@ -32,12 +46,33 @@ from croupier.round import MAIN, OfferKind, Phase, Round
 from croupier.rules import SIDE_BET_KEYS, Rules
 from croupier.shoe import DealerEntry, FixedOrder
 
-__all__ = ["ScriptError", "play_script"]
+__all__ = ["ScriptError", "play_script", "script_schema"]
 
-_TOP_KEYS = ("rules", "rules_version", "overrides", "shoe", "bets", "decisions", "inputs", "recall")
+_TOP_KEYS = (
+    "rules",
+    "rules_version",
+    "rules_values",
+    "overrides",
+    "shoe",
+    "bets",
+    "decisions",
+    "inputs",
+    "recall",
+)
 _BET_KEYS = ("box", "player", MAIN, *SIDE_BET_KEYS)
-_TURN_ACTIONS = ("hit", "stand", "double", "split", "surrender")
-_OFFER_ANSWERS = ("insurance", "even-money", "surrender", "follow", "decline")
+# The decision words are the commands' own (``Command.word``).
+_TURNS: dict[str, type[Command]] = {
+    str(kind.word): kind for kind in (Hit, Stand, DoubleDown, Split, Surrender)
+}
+_ACCEPTS: dict[OfferKind, type[Command]] = {
+    OfferKind.INSURANCE: TakeInsurance,
+    OfferKind.EVEN_MONEY: TakeEvenMoney,
+    OfferKind.SURRENDER: Surrender,
+    OfferKind.FOLLOW_SPLIT: Follow,
+    OfferKind.FOLLOW_DOUBLE: Follow,
+}
+_TURN_ACTIONS = tuple(_TURNS)
+_OFFER_ANSWERS = tuple(dict.fromkeys([*(str(kind.word) for kind in _ACCEPTS.values()), "decline"]))
 
 
 class ScriptError(CroupierError):
@@ -81,6 +116,77 @@ def play_script(script: object) -> dict[str, object]:
     return report(game, unused={player: list(left) for player, left in decisions.items() if left})
 
 
+def script_schema() -> dict[str, object]:
+    """A JSON Schema of the round script, its inputs and decision words read from the commands.
+
+    >>> schema = script_schema()
+    >>> schema["properties"]["inputs"]["items"]["oneOf"][0]["title"]
+    'PlaceBet'
+    >>> sorted(schema["$defs"]["decision"]["properties"]["word"]["enum"])[:3]
+    ['decline', 'double', 'even-money']
+    """
+    commands = command_schema()
+    inputs = []
+    for variant in commands["oneOf"]:
+        item = dict(variant)
+        item["properties"] = {**variant["properties"], "at": {"type": "string"}}
+        inputs.append(item)
+    words = sorted({*_TURN_ACTIONS, *_OFFER_ANSWERS})
+    side_bets = {key: {"type": "string"} for key in SIDE_BET_KEYS}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://croupier.invalid/schema/round-script.json",
+        "title": "croupier round script",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["rules", "shoe"],
+        "properties": {
+            "rules": {"type": "string", "description": "a preset name, such as rws-v5"},
+            "rules_version": {"type": "integer"},
+            "rules_values": {
+                "type": "object",
+                "description": "every rule the round was played under; a replay under "
+                "other rules is refused",
+            },
+            "overrides": {"type": "object"},
+            "shoe": {"type": "array", "items": {"type": "string"}},
+            "bets": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["box", "player"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "box": {"type": "integer", "minimum": 1},
+                        "player": {"type": "string", "minLength": 1},
+                        MAIN: {"type": "string"},
+                        **side_bets,
+                    },
+                },
+            },
+            "decisions": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "array",
+                    "items": {
+                        "type": "string",
+                        "pattern": "^\\s*(" + "|".join(words) + ")(\\s+\\S+)?\\s*$",
+                    },
+                },
+            },
+            "inputs": {"type": "array", "items": {"oneOf": inputs}},
+            "recall": {"type": "object"},
+        },
+        "$defs": {
+            "decision": {
+                "description": "a decision word, then an amount where it takes one",
+                "properties": {"word": {"enum": words}},
+            }
+        },
+    }
+
+
 def _replay_inputs(game: Round, inputs: object) -> None:
     """Apply a recorded round's inputs in order (a table's game recall record)."""
     if not isinstance(inputs, list):
@@ -117,9 +223,23 @@ def _read_rules(script: Mapping[str, object]) -> Rules:
     if not isinstance(overrides, Mapping):
         raise ScriptError("overrides: must be an object of rule names and values")
     try:
-        return rules.replace(**{str(key): value for key, value in overrides.items()})
+        rules = rules.replace(**{str(key): value for key, value in overrides.items()})
     except CroupierError as error:
         raise ScriptError(f"overrides: {error}") from None
+    recorded = script.get("rules_values")
+    if recorded is not None and recorded != rules.to_json():
+        current = rules.to_json()
+        differing = sorted(
+            key
+            for key in current
+            if not isinstance(recorded, Mapping) or recorded.get(key) != current[key]
+        )
+        raise ScriptError(
+            f"rules_values: the round was played under other rules than {name} gives here "
+            f"({', '.join(differing[:5]) or 'unknown rules'} differ); it is not replayed "
+            "under different rules"
+        )
+    return rules
 
 
 def _read_shoe(shoe: object) -> list[DrawnCard]:
@@ -193,29 +313,19 @@ def _play(game: Round, decisions: dict[str, list[str]]) -> None:
             offer = game.offers[0]
             answer = next_answer(offer.player)
             word, amount = _split_answer(answer)
-            accepted = {
-                OfferKind.INSURANCE: "insurance",
-                OfferKind.EVEN_MONEY: "even-money",
-                OfferKind.SURRENDER: "surrender",
-                OfferKind.FOLLOW_SPLIT: "follow",
-                OfferKind.FOLLOW_DOUBLE: "follow",
-            }[offer.kind]
             where = f"decisions.{offer.player}[{used.get(offer.player, 0)}]"
+            accepting = _ACCEPTS[offer.kind]
             try:
-                if word == accepted:
+                if word == accepting.word:
                     take(offer.player)
-                    if offer.kind is OfferKind.INSURANCE:
-                        game.take_insurance(offer.player, offer.box, amount)
-                    elif offer.kind is OfferKind.EVEN_MONEY:
-                        game.take_even_money(offer.player, offer.box)
-                    elif offer.kind is OfferKind.SURRENDER:
-                        game.surrender(box=offer.box, player=offer.player)
-                    else:
-                        game.follow(offer.player, offer.box)
+                    args: dict[str, object] = {"box": offer.box}
+                    if amount is not None:
+                        args["amount"] = amount
+                    game.apply(_command(accepting, offer.player, args))
                 else:
-                    if word == "decline":
+                    if word == Decline.word:
                         take(offer.player)
-                    game.decline(offer.player, offer.box, offer.kind)
+                    game.apply(Decline(offer.player, offer.box, offer.kind))
             except CroupierError as error:
                 raise ScriptError(f"{where}: {error}") from None
             continue
@@ -234,23 +344,20 @@ def _play(game: Round, decisions: dict[str, list[str]]) -> None:
         where = f"decisions.{player}[{used.get(player, 0)}]"
         word, amount = _split_answer(answer)
         take(player)
+        decision = _TURNS.get(word)
+        if decision is None:
+            raise ScriptError(
+                f"{where}: {answer!r} is not a decision for box {box} hand {hand} (legal: {legal})"
+            )
         try:
-            if word == "hit":
-                game.hit(player)
-            elif word == "stand":
-                game.stand(player)
-            elif word == "double":
-                game.double_down(amount, player)
-            elif word == "split":
-                game.split(player)
-            elif word == "surrender":
-                game.surrender(player=player)
-            else:
-                raise ScriptError(
-                    f"{answer!r} is not a decision for box {box} hand {hand} (legal: {legal})"
-                )
+            game.apply(_command(decision, player, {} if amount is None else {"amount": amount}))
         except CroupierError as error:
             raise ScriptError(f"{where}: {error}") from None
+
+
+def _command(kind: type[Command], player: str, args: dict[str, object]) -> Command:
+    """A decision word's command, its arguments read as a recorded input's are."""
+    return command_from_json({"op": kind.op, "player": player, "args": args})
 
 
 def _split_answer(answer: str | None) -> tuple[str, str | None]:

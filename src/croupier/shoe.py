@@ -32,9 +32,9 @@ from __future__ import annotations
 import random
 import secrets
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from croupier.cards import Card, DrawnCard, ForeignCard, full_deck, parse_drawn_card
 from croupier.errors import CardError, CroupierError, RulesError
@@ -79,8 +79,17 @@ class ForeignCardFound(CardError):
     """
 
     def __init__(self, card: DrawnCard) -> None:
-        super().__init__(f"foreign card {card} found: it is not part of the set (RWS v5 5.5.1)")
+        super().__init__(self.reason("RWS v5 5.5.1", card))
         self.card = card
+
+    def reason(self, clause: str, card: DrawnCard | None = None) -> str:
+        """The void reason, citing ``clause`` (each table cites its own rulebook).
+
+        >>> ForeignCardFound(ForeignCard("JK")).reason("RWS v4 5.1.1")
+        'foreign card JK found: it is not part of the set (RWS v4 5.1.1)'
+        """
+        found = self.card if card is None else card
+        return f"foreign card {found} found: it is not part of the set ({clause})"
 
     def __reduce__(self) -> tuple[type[ForeignCardFound], tuple[DrawnCard]]:
         return type(self), (self.card,)
@@ -100,12 +109,17 @@ class ExcessCardFound(CardError):
     """
 
     def __init__(self, card: Card, decks: int) -> None:
-        super().__init__(
-            f"excess card {card}: the {decks}-deck shoe holds {decks} and this is the "
-            f"{_ordinal(decks + 1)} (RWS v5 5.5.2)"
-        )
         self.card = card
         self.decks = decks
+        super().__init__(self.reason("RWS v5 5.5.2"))
+
+    def reason(self, clause: str) -> str:
+        """The void reason, citing ``clause`` (each table cites its own rulebook)."""
+        decks = self.decks
+        return (
+            f"excess card {self.card}: the {decks}-deck shoe holds {decks} and this is the "
+            f"{_ordinal(decks + 1)} ({clause})"
+        )
 
     def __reduce__(self) -> tuple[type[ExcessCardFound], tuple[Card, int]]:
         return type(self), (self.card, self.decks)
@@ -117,6 +131,15 @@ def _ordinal(number: int) -> str:
     else:
         suffix = {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
     return f"{number}{suffix}"
+
+
+def _randbelow(rng: random.Random) -> Callable[[int], int]:
+    """``rng.randrange(n)`` for ``n`` of 1 or more, without its argument checks.
+
+    Both give the same numbers; this one is the generator's own method, where it has one.
+    """
+    below = getattr(rng, "_randbelow", None)
+    return below if callable(below) else rng.randrange
 
 
 def _check_decks(decks: int) -> None:
@@ -156,6 +179,13 @@ class CardSource(Protocol):
 class ShuffledShoe:
     """A shoe of N decks, shuffled on construction and on every :meth:`shuffle`.
 
+    With ``lazy``, the shuffle is a Fisher-Yates shuffle done as the cards are dealt:
+    each card drawn is chosen uniformly from those not yet dealt.  The order is as
+    random as a shuffle of the whole shoe made in advance, and a table that shuffles
+    every round pays only for the cards it deals (a simulation's shoe).  A seed gives
+    another order that way than with the whole shoe shuffled at once, whose order for a
+    seed is kept from one release to the next.
+
     Without a seed the order comes from the system's cryptographic generator
     (:class:`secrets.SystemRandom`); with one, from ``random.Random(seed)``, and the
     same seed gives the same orders, shuffle after shuffle.  Neither the seed nor the
@@ -172,6 +202,7 @@ class ShuffledShoe:
             than 0 and at most 1.
         seed: Seed of a reproducible order, or ``None`` for a cryptographic one.
         shuffle_every_round: Shuffle before every round in which cards were dealt.
+        lazy: Shuffle as the cards are dealt (see above).
 
     Raises:
         RulesError: ``decks`` or ``penetration`` is out of range.
@@ -191,8 +222,10 @@ class ShuffledShoe:
         "_cards",
         "_cut_card_position",
         "_decks",
+        "_lazy",
         "_position",
         "_random",
+        "_randrange",
         "_shuffle_every_round",
         "_shuffles",
     )
@@ -204,6 +237,7 @@ class ShuffledShoe:
         penetration: Fraction = Fraction(3, 4),
         seed: int | None = None,
         shuffle_every_round: bool = False,
+        lazy: bool = False,
     ) -> None:
         _check_decks(decks)
         if not isinstance(penetration, Fraction | int) or isinstance(penetration, bool):
@@ -218,13 +252,17 @@ class ShuffledShoe:
         self._random: random.Random = (
             secrets.SystemRandom() if seed is None else random.Random(seed)
         )
+        self._randrange = _randbelow(self._random)
         self._shuffle_every_round = shuffle_every_round
+        self._lazy = lazy
         self._position = 0
         self._shuffles = 0
         self.shuffle()
 
     @classmethod
-    def from_rules(cls, rules: Rules, *, seed: int | None = None) -> ShuffledShoe:
+    def from_rules(
+        cls, rules: Rules, *, seed: int | None = None, lazy: bool = False
+    ) -> ShuffledShoe:
         """The shoe a table with these rules deals from.
 
         >>> from croupier.rules import Rules
@@ -237,6 +275,7 @@ class ShuffledShoe:
             penetration=rules.penetration,
             seed=seed,
             shuffle_every_round=rules.shuffle_every_round,
+            lazy=lazy,
         )
 
     def draw(self) -> Card:
@@ -254,12 +293,46 @@ class ShuffledShoe:
         croupier.shoe.ShoeExhausted: the shoe has no card left to complete the round (RWS v5 5.5.3)
         """
         position = self._position
-        try:
-            card = self._cards[position]
-        except IndexError:
-            raise ShoeExhausted() from None
+        cards = self._cards
+        left = len(cards) - position
+        if left <= 0:
+            raise ShoeExhausted()
+        if self._lazy:
+            chosen = position + self._randrange(left)
+            card = cards[chosen]
+            cards[chosen] = cards[position]
+            cards[position] = card
+        else:
+            card = cards[position]
         self._position = position + 1
         return card
+
+    def __getstate__(self) -> dict[str, object]:
+        # The system's generator has no state to keep: a copy or an unpickled shoe
+        # draws from a fresh one.  A seeded generator is kept as it is.
+        system = isinstance(self._random, secrets.SystemRandom)
+        return {
+            "cards": list(self._cards),
+            "cut_card_position": self._cut_card_position,
+            "decks": self._decks,
+            "lazy": self._lazy,
+            "position": self._position,
+            "random": None if system else self._random,
+            "shuffle_every_round": self._shuffle_every_round,
+            "shuffles": self._shuffles,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._cards = state["cards"]
+        self._cut_card_position = state["cut_card_position"]
+        self._decks = state["decks"]
+        self._lazy = state["lazy"]
+        self._position = state["position"]
+        rng = state["random"]
+        self._random = secrets.SystemRandom() if rng is None else rng
+        self._randrange = _randbelow(self._random)
+        self._shuffle_every_round = state["shuffle_every_round"]
+        self._shuffles = state["shuffles"]
 
     @property
     def needs_shuffle(self) -> bool:
@@ -286,7 +359,9 @@ class ShuffledShoe:
         >>> shoe.remaining, shoe.dealt, shoe.shuffles
         (52, 0, 2)
         """
-        self._random.shuffle(self._cards)
+        # Every card goes back; a lazy shoe chooses each as it is dealt.
+        if not self._lazy:
+            self._random.shuffle(self._cards)
         self._position = 0
         self._shuffles += 1
 
@@ -547,6 +622,42 @@ class CompositionCheck:
         """Forget every card taken: the shoe was shuffled."""
         self._counts.clear()
         self._taken = 0
+
+    def to_json(self) -> dict[str, object]:
+        """The check as JSON values: the decks and each card taken since the shuffle.
+
+        >>> check = CompositionCheck(2)
+        >>> _ = check.take(parse_drawn_card("AS"))
+        >>> check.to_json()
+        {'decks': 2, 'taken': {'AS': 1}}
+        >>> CompositionCheck.from_json(check.to_json()).count(parse_drawn_card("AS"))
+        1
+        """
+        return {
+            "decks": self._decks,
+            "taken": {card.text: count for card, count in sorted(self._counts.items())},
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> CompositionCheck:
+        """The check :meth:`to_json` wrote.
+
+        Raises:
+            CardError: the data is not such a check; the message says what is wrong.
+        """
+        if not isinstance(data, dict) or not isinstance(data.get("taken"), dict):
+            raise CardError("a composition check is an object with decks and taken")
+        decks = data.get("decks")
+        if not isinstance(decks, int) or isinstance(decks, bool):
+            raise CardError(f"a composition check's decks must be a number, not {decks!r}")
+        check = cls(decks)
+        for text, count in data["taken"].items():
+            card = parse_drawn_card(text)
+            if not isinstance(card, Card) or not isinstance(count, int) or not 0 < count <= decks:
+                raise CardError(f"a composition check cannot hold {count!r} of {text!r}")
+            check._counts[card] = count
+            check._taken += count
+        return check
 
     def count(self, card: Card) -> int:
         """How many times this card was taken since the last reset."""

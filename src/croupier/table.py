@@ -32,14 +32,23 @@ class Table:
         rules: the table's rules.
         source: the card source; a shuffled shoe for ``rules`` when omitted.
         seed: seeds the shuffled shoe, for reproducible play (ignored with ``source``).
+        lazy_shuffle: the shuffled shoe shuffles as it deals (a simulation's shoe, see
+            :class:`~croupier.shoe.ShuffledShoe`).
     """
 
     def __init__(
-        self, rules: Rules, *, source: CardSource | None = None, seed: int | None = None
+        self,
+        rules: Rules,
+        *,
+        source: CardSource | None = None,
+        seed: int | None = None,
+        lazy_shuffle: bool = False,
     ) -> None:
         self.rules = rules
         self.source: CardSource = (
-            source if source is not None else ShuffledShoe.from_rules(rules, seed=seed)
+            source
+            if source is not None
+            else ShuffledShoe.from_rules(rules, seed=seed, lazy=lazy_shuffle)
         )
         self.check = CompositionCheck(rules.decks)
         self.rounds_played = 0

@@ -160,7 +160,7 @@ def _play_live_round_1(engine: sqlalchemy.Engine) -> tuple[TableRuntime, dict[st
         ("ann", None, "perfect_pairs", "perfect-pair", "125.00"),
         ("ann", None, "insurance", "lost", "-12.50"),
         ("ann", 1, "main", "win", "25.00"),
-        ("ann", 2, "main", "stand-off", "0"),
+        ("ann", 2, "main", "stand-off", "0.00"),
         ("bob", 1, "main", "win", "100.00"),
     ]
     assert balance(engine, ids["ann"]) == Decimal("1137.50")

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from croupier.analysis.strategy import BasicStrategy, Play
 from croupier.cards import Card
 from croupier.events import Event
-from croupier.round import Action, HandView, OfferKind, Phase, Round
+from croupier.round import Action, Awaiting, HandView, OfferKind, Phase, Round
 from croupier.rules import Rules, SplitMatch
 from croupier.table import Table
 
@@ -177,11 +177,14 @@ class StrategyPlayer:
         """
         game.place_bet(self.player, self.box, self.amount)
         game.close_bets()
-        while game.phase not in _OVER:
-            if game.offers:
-                self.answer_offers(game)
-            elif game.current_turn is not None:
+        while True:
+            awaiting = game.awaiting
+            if awaiting is Awaiting.DECISION:
                 self.act(game, self.decide(game))
+            elif awaiting is Awaiting.ANSWERS:
+                self.answer_offers(game)
+            elif awaiting is Awaiting.NOTHING:
+                break
             else:
                 raise RuntimeError(f"the round waits for what no player gives (phase={game.phase})")
         if game.phase is Phase.VOID:
@@ -243,28 +246,32 @@ class StrategyPlayer:
         Raises:
             RuntimeError: no hand of this player's box is waiting for a decision.
         """
-        turn = game.current_turn
-        if turn is None or turn[0] != self.box:
+        current = game.state.current()
+        if current is None or current[0].number != self.box:
             raise RuntimeError(f"no hand of box {self.box} waits for a decision")
-        hand = self._box_hands(game)[turn[1] - 1]
+        hand = current[1]
         legal = game.legal_actions()
         up = self._up(game)
         strategy = self.strategy
-        if len(hand.cards) > 2:
-            play = strategy.drawn.get((hand.is_soft, hand.total, up), Play.HIT)
+        cards = hand.cards
+        total = hand.total
+        soft = hand.is_soft
+        if len(cards) > 2:
+            play = strategy.drawn.get((soft, total, up), Play.HIT)
             if play is Play.STAND and Action.STAND in legal:
                 return Action.STAND
             return Action.HIT if Action.HIT in legal else Action.STAND
-        first = hand.cards[0]
+        first = cards[0]
         pair = -1
         if hand.from_split:
             if Action.SPLIT in legal and strategy.splits(point_index(first), up):
                 return Action.SPLIT
             legal = tuple(action for action in legal if action is not Action.SPLIT)
-        elif first.points == hand.cards[1].points:
+        elif first.points == cards[1].points:
             pair = point_index(first)
-        options = {action.value: 0.0 for action in legal}
-        return Action(strategy.choose(up, hand.total, hand.is_soft, pair, options))
+        # An Action is its own text, so it keys the options as the chart names them.
+        options: dict[str, float] = dict.fromkeys(legal, 0.0)
+        return Action(strategy.choose(up, total, soft, pair, options))
 
     def act(self, game: Round, action: Action) -> Event:
         """Take ``action`` on the hand whose turn it is; returns its event."""
@@ -289,10 +296,10 @@ class StrategyPlayer:
 
     @staticmethod
     def _up(game: Round) -> int:
-        up = game.up_card
-        if up is None:
+        cards = game.state.dealer_cards
+        if not cards:
             raise RuntimeError("the dealer has no up card yet")
-        return point_index(up)
+        return cards[0].points - 1
 
 
 def chunk_seed(seed: int, chunk: int) -> int:

@@ -88,7 +88,7 @@ class Preset:
 
     >>> preset = find_preset("online-8deck")
     >>> preset.title, preset.rulebook, preset.version
-    ('Blackjack Rules, online 8-deck table', '002_3da4452be13ecf55.txt', 1)
+    ('Blackjack Rules, online 8-deck table', '002_3da4452be13ecf55.txt', 2)
     >>> preset.rules.max_split_hands
     2
     """

@@ -35,6 +35,7 @@ __all__ = [
     "ProtocolError",
     "RateLimiter",
     "TakeBox",
+    "message_schema",
     "parse_message",
 ]
 
@@ -86,7 +87,7 @@ class Action(_Message):
     """An input to the round: a bet, a decision, an answer, or a dealer's entry."""
 
     type: Literal["action"]
-    op: str
+    op: str = Field(json_schema_extra={"enum": [*INPUT_OPS, "cut_card"]})
     args: dict[str, Any] = Field(default_factory=dict)
     key: str | None = Field(default=None, min_length=1, max_length=100)
 
@@ -119,6 +120,19 @@ class Action(_Message):
 ClientMessage = Annotated[Auth | Ping | TakeBox | LeaveBox | Action, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[Auth | Ping | TakeBox | LeaveBox | Action] = TypeAdapter(ClientMessage)
 _TYPES = ("auth", "ping", "take_box", "leave_box", "action")
+
+
+def message_schema() -> dict[str, Any]:
+    """A JSON Schema of every client message; an action's ``op`` is one of the commands.
+
+    >>> schema = message_schema()
+    >>> "return_bets" in schema["$defs"]["Action"]["properties"]["op"]["enum"]
+    True
+    """
+    schema = _ADAPTER.json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "croupier table protocol: client messages"
+    return schema
 
 
 def parse_message(text: str) -> Auth | Ping | TakeBox | LeaveBox | Action:

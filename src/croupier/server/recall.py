@@ -52,6 +52,7 @@ def recall_record(
     return {
         "rules": preset.name,
         "rules_version": int(record["rules_version"]),
+        **({"rules_values": record["rules_values"]} if "rules_values" in record else {}),
         "shoe": [] if entered else dealt,
         "inputs": inputs,
         "recall": {

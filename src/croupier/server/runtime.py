@@ -31,7 +31,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from croupier.cards import Card, full_deck, hand_total, parse_card, parse_cards
-from croupier.errors import CroupierError
+from croupier.commands import Issuer, ops_for
+from croupier.errors import CroupierError, RulesError
 from croupier.events import CardDealt, Event
 from croupier.inputs import apply_input
 from croupier.presets import find_preset
@@ -51,24 +52,11 @@ __all__ = [
     "replay",
 ]
 
-#: What a player may ask of a round, what a dealer may, and what only the table's clocks do.
-PLAYER_OPS = frozenset(
-    {
-        "bet",
-        "withdraw",
-        "hit",
-        "stand",
-        "double",
-        "split",
-        "surrender",
-        "insurance",
-        "even_money",
-        "follow",
-        "decline",
-    }
-)
-DEALER_OPS = frozenset({"card", "void", "interrupt", "cut_card"})
-SYSTEM_OPS = frozenset({"close_bets", "time_out", "walk_away"})
+#: What a player may ask of a round, what a dealer may, and what only the table's clocks
+#: do: read from the commands (:mod:`croupier.commands`), and the dealer's cut card mark.
+PLAYER_OPS = ops_for(Issuer.PLAYER)
+DEALER_OPS = ops_for(Issuer.DEALER) | {"cut_card"}
+SYSTEM_OPS = ops_for(Issuer.TABLE)
 OPS = PLAYER_OPS | DEALER_OPS | SYSTEM_OPS
 
 _OVER = (Phase.SETTLED, Phase.VOID)
@@ -220,6 +208,12 @@ def replay(
 ) -> tuple[Round, ServerShoe | DealerEntry, CompositionCheck]:
     """A round rebuilt from its record: its shoe as the round found it, every input
     applied in order.  Returns the round, its card source and its composition check."""
+    recorded = record.get("rules_values")
+    if recorded is not None and recorded != rules.to_json():
+        raise RulesError(
+            f"round {record.get('round_id')} was played under other rules than "
+            f"{rules.name} has now: it is not replayed under different rules"
+        )
     source: ServerShoe | DealerEntry
     check = CompositionCheck(rules.decks)
     if record.get("shoe") is not None:
@@ -365,6 +359,7 @@ class TableRuntime:
             "number": self.number,
             "rules": self.preset.name,
             "rules_version": self.preset.version,
+            "rules_values": self.rules.to_json(),
             "dealt": self.config.dealt,
             "shoe": self.shoe.snapshot() if self.shoe is not None else None,
             "opened_at": _iso(now),
@@ -429,11 +424,8 @@ class TableRuntime:
             return Outcome([], False, len(inputs))
         start = len(self.round.events)
         entry = _Input(op, player, dict(args), _iso(now), key)
-        try:
-            apply_input(self.round, op, player, args)
-        except (CroupierError, ShoeExhausted) as error:
-            self.round = self._rebuild(self.record)
-            raise error
+        # A refused input changes nothing in the round: its typed error goes back as it is.
+        apply_input(self.round, op, player, args)
         events = list(self.round.events[start:])
         record = dict(self.record)
         record["inputs"] = [*inputs, entry.to_json()]
