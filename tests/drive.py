@@ -61,11 +61,18 @@ def place_random_bets(game: Round, rng: random.Random, recording: Recording) -> 
                     recording.call(game, "place_bet", player, box, "5", side_bet.value)
 
 
-def play_random_round(game: Round, rng: random.Random, recording: Recording) -> None:
-    """Bet, close, and answer every question at random until the round ends."""
+def play_random_round(
+    game: Round, rng: random.Random, recording: Recording, *, stop_after: int | None = None
+) -> None:
+    """Bet, close, and answer every question at random until the round ends (or, with
+    ``stop_after``, until that many answers and decisions have been given)."""
     place_random_bets(game, rng, recording)
     recording.call(game, "close_bets")
+    steps = 0
     while game.phase not in (Phase.SETTLED, Phase.VOID):
+        if stop_after is not None and steps >= stop_after:
+            return
+        steps += 1
         if game.offers:
             offer = game.offers[0]
             choice = rng.random()

@@ -93,6 +93,7 @@ _ORDER = {rank: index + 1 for index, rank in enumerate(Rank)}
 _POINTS = {rank: min(_ORDER[rank], 10) for rank in Rank}
 _RANK_TEXT = {rank.value: rank for rank in Rank} | {"T": Rank.TEN}
 _SUIT_TEXT = {suit.value: suit for suit in Suit}
+_SUIT_INDEX = {suit: index for index, suit in enumerate(Suit)}
 
 #: Texts read as a card from outside the set (a joker), never as an error.
 FOREIGN_CARD_TEXTS = frozenset({"JK", "JOKER", "XX"})
@@ -117,12 +118,15 @@ class Card:
     text: str = field(init=False, repr=False, compare=False)
     #: Points with an Ace counted as 1 (RWS v5 3.2).
     points: int = field(init=False, repr=False, compare=False)
+    #: The card's place in a deck, 0 to 51 (:func:`full_deck`'s order).
+    index: int = field(init=False, repr=False, compare=False)
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         text = f"{self.rank.value}{self.suit.value}"
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "points", _POINTS[self.rank])
+        object.__setattr__(self, "index", _SUIT_INDEX[self.suit] * 13 + _ORDER[self.rank] - 1)
         object.__setattr__(self, "_hash", hash(text))
 
     def __hash__(self) -> int:

@@ -9,12 +9,13 @@ the flow (:mod:`croupier.flow`) decides when each is called.
 
 from __future__ import annotations
 
-from croupier.cards import Card, hand_total
+from croupier.cards import Card
 from croupier.events import CardDealt, DealerFinished, HoleCardRevealed
 from croupier.round_state import RoundState
 
 __all__ = [
     "anything_open",
+    "best_total",
     "blackjack_possible",
     "deal_to_dealer",
     "dealer_total",
@@ -62,7 +63,22 @@ def blackjack_possible(state: RoundState) -> bool:
 
 def dealer_total(state: RoundState) -> int:
     """The total of the dealer's visible cards."""
-    return hand_total(state.dealer_cards).total
+    return best_total(state.dealer_cards)[0]
+
+
+def best_total(cards: list[Card]) -> tuple[int, bool]:
+    """The best total of cards and whether it is soft (:func:`~croupier.cards.hand_total`,
+    without building a named tuple: the dealer's turn asks it at every card)."""
+    hard = 0
+    ace = False
+    for card in cards:
+        points = card.points
+        hard += points
+        if points == 1:
+            ace = True
+    if ace and hard <= 11:
+        return hard + 10, True
+    return hard, False
 
 
 def reveal_hole_card(state: RoundState) -> None:
@@ -106,7 +122,7 @@ def finish(state: RoundState) -> None:
     total = dealer_total(state)
     state.events.append(
         DealerFinished(
-            cards=tuple(card.text for card in state.dealer_cards),
+            cards=tuple([card.text for card in state.dealer_cards]),
             total=total,
             blackjack=has_blackjack(state),
             busted=total > 21,

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from croupier.cards import Card, DrawnCard, hand_total
+from croupier.cards import Card, DrawnCard
 from croupier.dealer import (
     anything_open,
+    best_total,
     deal_to_dealer,
     dealer_total,
     finish,
@@ -185,7 +186,7 @@ def _interim(state: RoundState) -> bool:
             rules.surrender is Surrender.RWS
             and not up_is_ace
             and not hand.is_blackjack
-            and any(not wager.settled for wager in hand.wagers)
+            and not _all_settled(hand)
         ):
             offers.append(Offer(OfferKind.SURRENDER, box.seated, box.number, 1))
     put(state, offers)
@@ -262,7 +263,7 @@ def _turns(state: RoundState) -> bool:
         if hand.finished:
             cursor.hand += 1
             continue
-        if hand.is_blackjack or all(wager.settled for wager in hand.wagers):
+        if hand.is_blackjack or _all_settled(hand):
             hand.finished = True
             cursor.hand += 1
             continue
@@ -283,6 +284,14 @@ def _turns(state: RoundState) -> bool:
 _ONLY_STAND = (Action.STAND,)
 
 
+def _all_settled(hand: Hand) -> bool:
+    # A loop, not all() over a generator: asked for every hand the flow looks at.
+    for wager in hand.wagers:  # noqa: SIM110
+        if not wager.settled:
+            return False
+    return True
+
+
 def _dealer(state: RoundState) -> bool:
     """The dealer's hand: the hole card turned, then drawn to the rules."""
     rules = state.rules
@@ -298,7 +307,7 @@ def _dealer(state: RoundState) -> bool:
     if len(cards) > 1 and live_hands(state) and not has_blackjack(state):
         hits_soft_17 = rules.dealer_hits_soft_17
         while True:
-            total, soft = hand_total(cards)
+            total, soft = best_total(cards)
             if total > 17 or (total == 17 and not (soft and hits_soft_17)):
                 break
             card = take_card(state)

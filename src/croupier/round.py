@@ -161,13 +161,14 @@ class Round:
     ) -> None:
         if source is None:
             automation &= ~Automation.DEALING
+        full = automation is Automation.ALL
         self._state = RoundState(
             rules,
             source,
             check if check is not None else CompositionCheck(rules.decks),
             automation,
-            Automation.DEALING in automation,
-            Automation.SETTLEMENT in automation,
+            full or Automation.DEALING in automation,
+            full or Automation.SETTLEMENT in automation,
         )
 
     # -- commands ------------------------------------------------------------------------------

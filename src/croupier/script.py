@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from typing import Any
 
 from croupier.cards import DrawnCard, parse_drawn_card
 from croupier.commands import (
@@ -116,7 +117,7 @@ def play_script(script: object) -> dict[str, object]:
     return report(game, unused={player: list(left) for player, left in decisions.items() if left})
 
 
-def script_schema() -> dict[str, object]:
+def script_schema() -> dict[str, Any]:
     """A JSON Schema of the round script, its inputs and decision words read from the commands.
 
     >>> schema = script_schema()

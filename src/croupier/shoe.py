@@ -298,7 +298,7 @@ class ShuffledShoe:
         if left <= 0:
             raise ShoeExhausted()
         if self._lazy:
-            chosen = position + self._randrange(left)
+            chosen = position + self._randrange(left)  # uniform over the cards not yet dealt
             card = cards[chosen]
             cards[chosen] = cards[position]
             cards[position] = card
@@ -594,7 +594,8 @@ class CompositionCheck:
     def __init__(self, decks: int) -> None:
         _check_decks(decks)
         self._decks = decks
-        self._counts: dict[Card, int] = {}
+        # How many of each of the 52 cards (by Card.index) were taken.
+        self._counts = [0] * 52
         self._taken = 0
 
     def take(self, card: DrawnCard) -> Card:
@@ -606,21 +607,23 @@ class CompositionCheck:
                 (RWS v5 5.5.2).
             CardError: The value is not a card at all.
         """
-        if not isinstance(card, Card):
+        if type(card) is not Card:
             if isinstance(card, ForeignCard):
                 raise ForeignCardFound(card)
-            raise CardError(f"{card!r} is not a card drawn from a shoe")
+            if not isinstance(card, Card):
+                raise CardError(f"{card!r} is not a card drawn from a shoe")
+        index = card.index
         counts = self._counts
-        count = counts.get(card, 0)
+        count = counts[index]
         if count >= self._decks:
             raise ExcessCardFound(card, self._decks)
-        counts[card] = count + 1
+        counts[index] = count + 1
         self._taken += 1
         return card
 
     def reset(self) -> None:
         """Forget every card taken: the shoe was shuffled."""
-        self._counts.clear()
+        self._counts = [0] * 52
         self._taken = 0
 
     def to_json(self) -> dict[str, object]:
@@ -635,7 +638,9 @@ class CompositionCheck:
         """
         return {
             "decks": self._decks,
-            "taken": {card.text: count for card, count in sorted(self._counts.items())},
+            "taken": {
+                card.text: count for card in full_deck() if (count := self._counts[card.index])
+            },
         }
 
     @classmethod
@@ -655,13 +660,13 @@ class CompositionCheck:
             card = parse_drawn_card(text)
             if not isinstance(card, Card) or not isinstance(count, int) or not 0 < count <= decks:
                 raise CardError(f"a composition check cannot hold {count!r} of {text!r}")
-            check._counts[card] = count
+            check._counts[card.index] = count
             check._taken += count
         return check
 
     def count(self, card: Card) -> int:
         """How many times this card was taken since the last reset."""
-        return self._counts.get(card, 0)
+        return self._counts[card.index]
 
     @property
     def decks(self) -> int:

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from croupier.analysis.strategy import BasicStrategy, Play
 from croupier.cards import Card
 from croupier.events import Event
-from croupier.round import Action, Awaiting, HandView, OfferKind, Phase, Round
+from croupier.round import Action, Awaiting, OfferKind, Phase, Round
 from croupier.rules import Rules, SplitMatch
 from croupier.table import Table
 
@@ -56,6 +56,9 @@ PLAYER = "p"
 CHUNK_ROUNDS = 50_000
 
 _ZERO = Decimal(0)
+_ACTIONS = {action.value: action for action in Action}
+_SURRENDER_OPTIONS = {"hit": 0.0, "stand": 0.0, "surrender": 0.0}
+_SURRENDER_OR_SPLIT_OPTIONS = {**_SURRENDER_OPTIONS, "split": 0.0}
 _OVER = (Phase.SETTLED, Phase.VOID)
 
 
@@ -177,8 +180,10 @@ class StrategyPlayer:
         """
         game.place_bet(self.player, self.box, self.amount)
         game.close_bets()
+        state = game.state
+        cursor = state.cursor
         while True:
-            awaiting = game.awaiting
+            awaiting = cursor.awaiting
             if awaiting is Awaiting.DECISION:
                 self.act(game, self.decide(game))
             elif awaiting is Awaiting.ANSWERS:
@@ -199,8 +204,9 @@ class StrategyPlayer:
         Raises:
             RuntimeError: an open offer is another player's, or on another box.
         """
-        while game.offers:
-            offer = game.offers[0]
+        state = game.state
+        while state.offers:
+            offer = state.offers[0]
             if offer.player != self.player or offer.box != self.box:
                 raise RuntimeError(f"an offer of {offer.kind.value} waits for {offer.player}")
             if offer.kind is OfferKind.SURRENDER and self.surrenders_first(game):
@@ -215,14 +221,17 @@ class StrategyPlayer:
         surrender offered, and split too for a pair the rules let split.  Its answer is
         ``surrender`` exactly where the cell is Rh or Rs, or the pair cell Rp.
         """
-        hand = self._box_hands(game)[0]
+        box = game.state.box(self.box)
+        if box is None:
+            raise RuntimeError(f"box {self.box} is not in play")
+        hand = box.hands[0]
         up = self._up(game)
         first, second = hand.cards
         pair = -1
-        options = {"hit": 0.0, "stand": 0.0, "surrender": 0.0}
+        options = _SURRENDER_OPTIONS
         if self._pair_splits(first, second):
             pair = point_index(first)
-            options["split"] = 0.0
+            options = _SURRENDER_OR_SPLIT_OPTIONS
         return self.strategy.choose(up, hand.total, hand.is_soft, pair, options) == "surrender"
 
     def _pair_splits(self, first: Card, second: Card) -> bool:
@@ -271,7 +280,7 @@ class StrategyPlayer:
             pair = point_index(first)
         # An Action is its own text, so it keys the options as the chart names them.
         options: dict[str, float] = dict.fromkeys(legal, 0.0)
-        return Action(strategy.choose(up, total, soft, pair, options))
+        return _ACTIONS[strategy.choose(up, total, soft, pair, options)]
 
     def act(self, game: Round, action: Action) -> Event:
         """Take ``action`` on the hand whose turn it is; returns its event."""
@@ -287,12 +296,6 @@ class StrategyPlayer:
         return game.surrender(player=player)
 
     # -- what the player sees ------------------------------------------------------------------
-
-    def _box_hands(self, game: Round) -> tuple[HandView, ...]:
-        for box in game.boxes:
-            if box.number == self.box:
-                return box.hands
-        raise RuntimeError(f"box {self.box} is not in play")
 
     @staticmethod
     def _up(game: Round) -> int:

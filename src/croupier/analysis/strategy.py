@@ -51,20 +51,23 @@ class Play(StrEnum):
 
     def resolve(self, options: Mapping[str, float]) -> str:
         """The option this cell plays among those offered."""
-        wanted = {
-            Play.HIT: ("hit",),
-            Play.STAND: ("stand", "hit"),
-            Play.DOUBLE_OR_HIT: ("double", "hit"),
-            Play.DOUBLE_OR_STAND: ("double", "stand", "hit"),
-            Play.SPLIT: ("split", "hit"),
-            Play.SURRENDER_OR_HIT: ("surrender", "hit"),
-            Play.SURRENDER_OR_STAND: ("surrender", "stand", "hit"),
-            Play.SURRENDER_OR_SPLIT: ("surrender", "split", "hit"),
-        }[self]
-        for option in wanted:
+        for option in _WANTED[self]:
             if option in options:
                 return option
         return next(iter(options))
+
+
+#: What each cell plays, in order of preference, among the options offered.
+_WANTED = {
+    Play.HIT: ("hit",),
+    Play.STAND: ("stand", "hit"),
+    Play.DOUBLE_OR_HIT: ("double", "hit"),
+    Play.DOUBLE_OR_STAND: ("double", "stand", "hit"),
+    Play.SPLIT: ("split", "hit"),
+    Play.SURRENDER_OR_HIT: ("surrender", "hit"),
+    Play.SURRENDER_OR_STAND: ("surrender", "stand", "hit"),
+    Play.SURRENDER_OR_SPLIT: ("surrender", "split", "hit"),
+}
 
 
 @dataclass(frozen=True)
