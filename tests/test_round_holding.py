@@ -138,7 +138,7 @@ def test_a_dealers_console_enters_every_card_and_settles_on_his_word() -> None:
     with pytest.raises(IllegalActionError, match="not waiting for one"):
         game.deal_card("2C")
     game.apply(Settle())
-    assert game.phase is Phase.SETTLED and game.net_by_player() == {"ann": Decimal("10.00")}
+    assert game.phase.value == "settled" and game.net_by_player() == {"ann": Decimal("10.00")}
     assert waits(game) is Awaiting.NOTHING
 
 
