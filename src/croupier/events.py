@@ -375,16 +375,30 @@ def event_from_json(data: object) -> Event:
     """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise ValueError(f"an event is an object with a type, not {data!r}")
-    cls = _TYPES.get(data["type"])
+    kind = data["type"]
+    cls = _TYPES.get(kind)
     if cls is None:
-        raise ValueError(f"unknown event type {data['type']!r}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = [key for key in data if key != "type" and key not in fields]
-    if unknown:
-        raise ValueError(f"{data['type']}: unknown field {unknown[0]!r}")
+        raise ValueError(f"unknown event type {kind!r}")
+    fields = _FIELDS[kind]
+    if len(data) != len(fields) + 1:
+        unknown = [key for key in data if key != "type" and key not in fields]
+        if unknown:
+            raise ValueError(f"{kind}: unknown field {unknown[0]!r}")
     values = {}
-    for name, field in fields.items():
+    for name, annotation in fields.items():
         if name not in data:
-            raise ValueError(f"{data['type']}: missing field {name!r}")
-        values[name] = _read_field(str(field.type), data[name], f"{data['type']}.{name}")
+            raise ValueError(f"{kind}: missing field {name!r}")
+        value = data[name]
+        # Text, numbers and flags as they are; the rest read by their annotation.
+        if annotation in _PLAIN and type(value) is _PLAIN[annotation]:
+            values[name] = value
+        else:
+            values[name] = _read_field(annotation, value, f"{kind}.{name}")
     return cls(**values)
+
+
+_FIELDS = {
+    kind: {field.name: str(field.type) for field in dataclasses.fields(cls)}
+    for kind, cls in _TYPES.items()
+}
+_PLAIN = {"str": str, "int": int, "bool": bool, "int | None": int}
