@@ -53,10 +53,12 @@ def deciding_wager(box: Box, hand: Hand) -> Wager | None:
     """The seated player's own money on the hand; ``None`` when he has none on it.
 
     A player only ever stakes his own money: a hand that carries only other players'
-    bets (a standing player who took the box over did not follow its split) is played
-    for them by the absent-player rule, never doubled or split with their money.
+    bets (a standing player who took the box over did not follow its split, or the
+    seated player's own bet was returned after a dealing error) is played for them by
+    the absent-player rule, never doubled or split with their money.
     """
-    return hand.wager_of(box.seated)
+    own = hand.wager_of(box.seated)
+    return None if own is None or own.returned else own
 
 
 def refusal(
@@ -147,7 +149,7 @@ def legal_actions(state: RoundState, box: Box, hand: Hand) -> tuple[Action, ...]
         legal.append(Action.STAND)
     if len(hand.cards) != 2:
         return tuple(legal)
-    own = hand.wager_of(box.seated) is not None
+    own = deciding_wager(box, hand) is not None
     if (
         own
         and not split_aces
@@ -256,7 +258,7 @@ def decide(
         )
         offers = []
         for wager in hand.wagers:
-            if wager is own:
+            if wager is own or wager.settled:
                 continue
             follow = follow_amount(state, wager.initial, value, own.initial)
             if follow > 0:
@@ -294,7 +296,7 @@ def decide(
             [
                 Offer(OfferKind.FOLLOW_SPLIT, wager.player, box.number, new.number, wager.initial)
                 for wager in hand.wagers
-                if wager is not own
+                if wager is not own and not wager.settled
             ],
         )
     else:

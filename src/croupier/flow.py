@@ -186,7 +186,7 @@ def _interim(state: RoundState) -> bool:
             rules.surrender is Surrender.RWS
             and not up_is_ace
             and not hand.is_blackjack
-            and not _all_settled(hand)
+            and deciding_wager(box, hand) is not None
         ):
             offers.append(Offer(OfferKind.SURRENDER, box.seated, box.number, 1))
     put(state, offers)
