@@ -355,9 +355,10 @@ def _hints(cls: type[Command]) -> dict[str, Any]:
 _HINTS = {op: _hints(cls) for op, cls in COMMANDS.items()}
 
 
-def _read(op: str, name: str, hint: Any, value: object) -> object:
-    optional = type(None) in typing.get_args(hint)
-    base = next((arg for arg in typing.get_args(hint) if arg is not type(None)), hint)
+def _read(op: str, name: str, kind: tuple[type, bool], value: object) -> object:
+    base, optional = kind
+    if base is str and type(value) is str and value and not optional:
+        return value
     if value is None:
         if optional:
             return None
@@ -406,23 +407,42 @@ def command_from_json(data: object) -> Command:
         args = {}
     if not isinstance(args, dict):
         raise InputError(f'{op}: "args" must be an object')
-    hints = _HINTS[op]
-    extra = [name for name in args if name not in hints or name == "player"]
-    if extra:
-        raise InputError(f"{op}: unknown argument {extra[0]!r}")
+    fields = _FIELDS[op]
+    for name in args:
+        if name not in fields or name == "player":
+            raise InputError(f"{op}: unknown argument {name!r}")
     values: dict[str, object] = {}
-    for field in dataclasses.fields(cls):
-        name = field.name
+    for name, kind, has_default in fields.values():
         if name == "player":
             raw = data.get("player")
         elif name in args:
             raw = args[name]
-        elif field.default is not dataclasses.MISSING:
+        elif has_default:
             continue
         else:
             raw = None
-        values[name] = _read(op, name, hints[name], raw)
+        values[name] = _read(op, name, kind, raw)
     return cls(**values)
+
+
+def _kind(hint: Any) -> tuple[type, bool]:
+    arguments = typing.get_args(hint)
+    base = next((arg for arg in arguments if arg is not type(None)), hint)
+    return base, type(None) in arguments
+
+
+# Each command's fields: name, (type, optional), whether it has a default.
+_FIELDS = {
+    op: {
+        field.name: (
+            field.name,
+            _kind(_HINTS[op][field.name]),
+            field.default is not dataclasses.MISSING,
+        )
+        for field in dataclasses.fields(cls)
+    }
+    for op, cls in COMMANDS.items()
+}
 
 
 # -- the schema ---------------------------------------------------------------------------------
