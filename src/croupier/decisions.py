@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from croupier.dealer import blackjack_possible
 from croupier.errors import IllegalActionError
 from croupier.events import (
     PlayerDoubledDown,
@@ -33,6 +34,7 @@ from croupier.round_state import (
     Wager,
 )
 from croupier.rules import DealerBlackjackTakes, DoubleOn, SplitMatch, Surrender
+from croupier.settlement import surrender
 
 __all__ = [
     "absent_choice",
@@ -304,22 +306,16 @@ def decide(
         hand.finished = True
         events.append(PlayerSurrendered(box=box.number, hand=hand.number))
         if not _held(state):
-            from croupier.settlement import surrender
-
             surrender(state, box, hand)
 
 
 def _held(state: RoundState) -> bool:
     """A Casino-To-Go surrender waits while the dealer may still hold a blackjack."""
-    from croupier.dealer import blackjack_possible
-
     return state.rules.surrender is Surrender.CASINO_TO_GO and blackjack_possible(state)
 
 
 def holds_bust(state: RoundState) -> bool:
     """A bust waits while a dealer blackjack, which takes only the original bet, may come."""
-    from croupier.dealer import blackjack_possible
-
     return (
         state.rules.dealer_blackjack_takes is DealerBlackjackTakes.ORIGINAL_BET
         and blackjack_possible(state)

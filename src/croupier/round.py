@@ -108,6 +108,7 @@ from croupier.rules import Rules
 from croupier.rules import Surrender as SurrenderRule
 from croupier.settlement import final_settlement, house_net
 from croupier.shoe import CardSource, CompositionCheck, DealerEntry
+from croupier.snapshot import read_snapshot, write_snapshot
 
 __all__ = [
     "MAIN",
@@ -239,8 +240,6 @@ class Round:
         The card source is not in it: give :meth:`restore` the source as the round
         left it.
         """
-        from croupier.snapshot import write_snapshot
-
         return write_snapshot(self._state)
 
     @classmethod
@@ -250,8 +249,6 @@ class Round:
         Raises:
             CroupierError: the snapshot is not one, or was taken under other rules.
         """
-        from croupier.snapshot import read_snapshot
-
         game = cls.__new__(cls)
         game._state = read_snapshot(snapshot, rules, source)
         return game
