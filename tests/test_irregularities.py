@@ -555,3 +555,17 @@ def test_rws_v5_5_7_3_seated_player_returning_his_bet_passes_the_seat() -> None:
         [("ann", 1, 1, "main", "returned", "0"), ("bob", 1, 1, "main", "win", "50")],
         {"ann": "0", "bob": "50"},
     )
+
+
+def test_rws_v5_5_7_3_bets_cannot_come_back_while_a_split_is_being_followed() -> None:
+    # ann splits her eights and bob is asked to follow: the box's decisions have begun,
+    # so a dealing error is answered before them, not in the middle of them.
+    game = deal("rws-v5", "8S 9D 8H 3C 10C 8C 8D 9S", ("ann", 1, "100"), ("bob", 1, "50"))
+    game.decline("ann", 1)
+    game.split()
+    assert [(offer.kind.value, offer.player) for offer in game.offers] == [
+        ("follow-split", "bob")
+    ]
+    assert_refused(
+        game, lambda: game.return_bets("bob", 1), IllegalActionError, "is deciding hand 1"
+    )

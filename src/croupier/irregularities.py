@@ -209,11 +209,17 @@ def verify_return_bets(state: RoundState, player: str, box: int) -> Box:
         raise IllegalActionError(
             f"cannot return bets: {player} has no open bet on box {box} (phase={state.phase.value})"
         )
-    current = state.current()
-    if current is not None and current[0] is placed:
+    cursor = state.cursor
+    if (
+        cursor.step is Step.TURNS
+        and cursor.box < len(state.boxes)
+        and state.boxes[cursor.box] is placed
+        and cursor.hand < len(placed.hands)
+    ):
+        # Its decisions have begun (a hand waits, or a split or double is being followed).
         raise IllegalActionError(
-            f"cannot return bets: box {box} is deciding hand {current[1].number}; answer the "
-            f"dealing error before its decisions (phase={state.phase.value})"
+            f"cannot return bets: box {box} is deciding hand {placed.hands[cursor.hand].number}; "
+            f"answer the dealing error before its decisions (phase={state.phase.value})"
         )
     return placed
 
