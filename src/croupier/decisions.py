@@ -37,7 +37,6 @@ from croupier.rules import DealerBlackjackTakes, DoubleOn, SplitMatch, Surrender
 from croupier.settlement import surrender
 
 __all__ = [
-    "absent_choice",
     "decide",
     "deciding_wager",
     "legal_actions",
@@ -218,13 +217,6 @@ def verify(
     if reason is not None:
         raise IllegalActionError(f"cannot {action.value}: {reason} (phase={state.phase.value})")
     return box, hand
-
-
-def absent_choice(state: RoundState, box: Box, hand: Hand) -> Action:
-    """The absent-player rule: draw to 12 or more, then stand (RWS v5 5.3)."""
-    if hand.total < 12 and refusal(state, Action.HIT, box, hand, None) is None:
-        return Action.HIT
-    return Action.STAND
 
 
 def stand(state: RoundState, box: Box, hand: Hand, *, automatic: bool) -> None:

@@ -33,12 +33,7 @@ class PayoutRounding(StrEnum):
     @property
     def decimal_mode(self) -> str:
         """The :mod:`decimal` rounding constant."""
-        return {
-            PayoutRounding.DOWN: decimal.ROUND_DOWN,
-            PayoutRounding.HALF_UP: decimal.ROUND_HALF_UP,
-            PayoutRounding.HALF_EVEN: decimal.ROUND_HALF_EVEN,
-            PayoutRounding.UP: decimal.ROUND_UP,
-        }[self]
+        return _MODES[self]
 
 
 _MODES = {

@@ -208,10 +208,7 @@ class Round:
     def _first(self, command: Command) -> Event:
         events = self._state.events
         start = len(events)
-        handler = _HANDLERS.get(type(command))
-        if handler is None:
-            raise IllegalActionError(f"{command!r} is not a command a round takes")
-        handler(self, command, True)
+        self._handler(command)(self, command, True)
         return events[start]
 
     # -- holding a round -----------------------------------------------------------------------
