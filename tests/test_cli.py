@@ -86,3 +86,30 @@ def test_no_command_prints_help() -> None:
     result = croupier()
     assert result.returncode == 0
     assert "round" in result.stdout and "play" in result.stdout
+
+
+def test_serve_refuses_bad_play_money_before_starting(tmp_path: Path) -> None:
+    """Play money is an amount: NaN, a negative one or another script's digits get one
+    line and exit 2, and no database is made."""
+    db = tmp_path / "never.db"
+    for value, words in (
+        ("NaN", ("--play-money", "'NaN'")),
+        ("-100", ("--play-money", "more than zero")),
+        ("٢٥", ("--play-money", "digits 0-9")),
+    ):
+        result = croupier("serve", "--db", f"sqlite:///{db}", "--play-money", value)
+        assert_one_line_error(result, *words)
+    assert not db.exists()
+
+
+def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
+    """A port another program listens on: one line and exit 2, not "serving" and exit 3."""
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = croupier("serve", "--db", f"sqlite:///{tmp_path / 'x.db'}", "--port", str(port))
+    assert_one_line_error(result, f"127.0.0.1:{port}")
+    assert "serving" not in result.stderr

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import socket
+from decimal import Decimal
 
 import click
 
 from croupier.cli_errors import UserError
+from croupier.errors import BetError
+from croupier.money import parse_amount
 
 __all__ = ["ledger", "serve"]
 
@@ -32,7 +35,13 @@ def _connect(url: str | None) -> object:
     help="Database URL (default sqlite:///croupier.db; postgresql://... for PostgreSQL).",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="Port to listen on.",
+)
 @click.option(
     "--tables",
     "tables_file",
@@ -51,6 +60,7 @@ def serve(url: str | None, host: str, port: int, tables_file: str | None, play_m
     import uvicorn
 
     from croupier.server.app import Settings, create_app
+    from croupier.server.ownership import TableOwned
     from croupier.server.tables import TablesFileError, default_tables, load_tables
 
     try:
@@ -58,17 +68,36 @@ def serve(url: str | None, host: str, port: int, tables_file: str | None, play_m
     except TablesFileError as error:
         raise UserError(str(error)) from None
     chips: Decimal | None
-    if play_money.lower() == "none":
+    if play_money.strip().lower() == "none":
         chips = None
     else:
         try:
-            chips = Decimal(play_money)
-        except InvalidOperation:
-            raise UserError(f"--play-money: not an amount: {play_money!r}") from None
+            chips = parse_amount(play_money, Decimal("0.01"), what="--play-money")
+        except BetError as error:
+            raise UserError(f"{error} (or 'none' for no chips)") from None
+    _check_port(host, port)
     _connect(url)
-    app = create_app(Settings(url=url, tables=tables, play_money=chips))
+    try:
+        app = create_app(Settings(url=url, tables=tables, play_money=chips))
+    except TableOwned as error:
+        raise UserError(str(error)) from None
     click.echo(f"croupier serving {len(tables)} tables on http://{host}:{port}", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=65536)
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse, before anything starts, an address the server could not listen on."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        raise UserError(f"--host {host}: {error.strerror or error}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise UserError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
 
 
 @click.group()

@@ -13,6 +13,7 @@ Decimal('7.52')
 from __future__ import annotations
 
 import decimal
+import re
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
@@ -85,6 +86,11 @@ _TERMINATES = {
 }
 
 
+# An amount as people write it: ASCII digits, at most one decimal point, no exponent,
+# underscores or other scripts' digits (which Decimal would read).
+_PLAIN_AMOUNT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+
+
 def parse_amount(value: object, unit: Decimal, *, what: str = "amount") -> Decimal:
     """Read an exact, positive amount in whole units of the currency.
 
@@ -96,6 +102,10 @@ def parse_amount(value: object, unit: Decimal, *, what: str = "amount") -> Decim
     Traceback (most recent call last):
     ...
     croupier.errors.BetError: amount '0.005' is finer than the currency unit 0.01
+    >>> parse_amount("٢٥", Decimal("0.01"))
+    Traceback (most recent call last):
+    ...
+    croupier.errors.BetError: amount '٢٥' is not a number in digits 0-9
     >>> parse_amount(1.5, Decimal("0.01"))
     Traceback (most recent call last):
     ...
@@ -109,13 +119,13 @@ def parse_amount(value: object, unit: Decimal, *, what: str = "amount") -> Decim
         raise BetError(
             f"{what} {value!r} is a float; give money as a decimal string such as '1.50'"
         )
-    if isinstance(value, Decimal):
-        amount = value
-    elif isinstance(value, int | str):
-        try:
-            amount = Decimal(str(value).strip())
-        except decimal.InvalidOperation:
-            raise BetError(f"{what} {value!r} is not a number") from None
+    if isinstance(value, Decimal | int):
+        amount = Decimal(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if _PLAIN_AMOUNT.fullmatch(text) is None:
+            raise BetError(f"{what} {value!r} is not a number in digits 0-9")
+        amount = Decimal(text)
     else:
         raise BetError(f"{what} {value!r} is not a number")
     if not amount.is_finite():

@@ -11,7 +11,6 @@ from sqlalchemy import func, select
 
 from croupier.server import accounts
 from croupier.server.errors import (
-    AccountLocked,
     AuthError,
     InvalidCredentials,
     LoginFailed,
@@ -134,38 +133,62 @@ def test_unknown_name_and_wrong_password_fail_alike(engine: sqlalchemy.Engine) -
     assert session_count(engine) == 0
 
 
-def test_five_failures_lock_the_account_for_fifteen_minutes(engine: sqlalchemy.Engine) -> None:
+def test_failures_make_the_name_wait_never_more_than_thirty_seconds(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """Guessing is slowed per name (3 free tries, then 1, 2, 4 ... 30 seconds between
+    tries), never locked: the owner's right password works as soon as the wait is over,
+    however many guesses came before."""
     register(engine)
-    for attempt in range(1, accounts.MAX_FAILED):
+    at = T0
+    for attempt in range(1, 40):
         with pytest.raises(LoginFailed):
-            sign_in(engine, "guess", T0 + timedelta(seconds=attempt))
-        assert user_row(engine).failed_logins == attempt
-    locked_at = T0 + timedelta(seconds=accounts.MAX_FAILED)
-    with pytest.raises(AccountLocked, match="'alice' is locked after 5 failed logins"):
-        sign_in(engine, "guess", locked_at)
-    assert user_row(engine).locked_until == locked_at + accounts.LOCKOUT
-    for later in (timedelta(0), timedelta(minutes=1), accounts.LOCKOUT - timedelta(seconds=1)):
-        with pytest.raises(AccountLocked):
-            sign_in(engine, PASSWORD, locked_at + later)  # even the right password
+            sign_in(engine, "guess", at)
+        wait = accounts.backoff(attempt)
+        assert wait <= accounts.MAX_BACKOFF
+        row = user_row(engine)
+        assert row.failed_logins == attempt
+        assert (row.locked_until or at) - at == wait
+        at += wait
     assert session_count(engine) == 0
-    token = sign_in(engine, PASSWORD, locked_at + accounts.LOCKOUT)
-    assert authenticate(engine, token, locked_at + accounts.LOCKOUT).name == "alice"
+    # While a name waits, even its right password is refused, alike and uncounted.
+    with pytest.raises(LoginFailed) as waiting:
+        sign_in(engine, PASSWORD, at - timedelta(seconds=1))
+    with pytest.raises(LoginFailed) as wrong:
+        sign_in(engine, "guess", T0, name="nobody")
+    assert str(waiting.value) == str(wrong.value)
+    assert user_row(engine).failed_logins == 39
+    token = sign_in(engine, PASSWORD, at)
+    assert authenticate(engine, token, at).name == "alice"
     row = user_row(engine)
     assert (row.failed_logins, row.locked_until) == (0, None)
 
 
+def test_the_backoff_doubles_from_the_fourth_failure_up_to_thirty_seconds() -> None:
+    waits = [accounts.backoff(n).total_seconds() for n in range(1, 100)]
+    assert waits[:3] == [0, 0, 0] and waits[3:8] == [1, 2, 4, 8, 16]
+    assert max(waits) == 30 == waits[-1]
+
+
 def test_a_success_resets_the_failure_count(engine: sqlalchemy.Engine) -> None:
     register(engine)
-    for _ in range(accounts.MAX_FAILED - 1):
+    for _ in range(accounts.FREE_FAILURES):
         with pytest.raises(LoginFailed):
             sign_in(engine, "guess", T0)
     sign_in(engine, PASSWORD, T0)
     assert user_row(engine).failed_logins == 0
-    for _ in range(accounts.MAX_FAILED - 1):
+    for _ in range(accounts.FREE_FAILURES):
         with pytest.raises(LoginFailed):
             sign_in(engine, "guess", T0)
-    with pytest.raises(AccountLocked):
-        sign_in(engine, "guess", T0)
+    assert user_row(engine).locked_until is None
+
+
+def test_a_name_that_cannot_exist_is_refused_like_any_other(engine: sqlalchemy.Engine) -> None:
+    """A NUL byte or a name of other characters never reaches the database's text."""
+    register(engine)
+    for name in ("ali\x00ce", "a" * 400, "ann 1"):
+        with pytest.raises(LoginFailed):
+            sign_in(engine, PASSWORD, T0, name=name)
 
 
 def test_login_on_a_callers_connection_counts_failures_once_committed(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -19,7 +20,8 @@ from starlette.testclient import WebSocketTestSession
 from croupier.cli import cli
 from croupier.script import play_script
 from croupier.server import accounts
-from croupier.server.app import Settings, create_app
+from croupier.server.app import OUTBOX_MESSAGES, Connection, Settings, create_app
+from croupier.server.ownership import TableOwned
 from croupier.server.runtime import ServerShoe, TableConfig
 from tests.server.tables import PASSWORD
 
@@ -100,14 +102,17 @@ def test_accounts_sessions_and_lockout(db_url: str, clock: Clock) -> None:
         me = client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()
         assert me["name"] == "ann" and me["balance"] == "1000.00"  # play-money chips
         assert client.get("/api/me").status_code == 401
-        codes = [
-            client.post("/api/sessions", json={"name": "ann", "password": "nope-nope"}).json()
-            for _ in range(5)
+        refusals = [
+            client.post("/api/sessions", json={"name": name, "password": "nope-nope"})
+            for name in ("ann",) * 5 + ("nobody", "x\x00y")
         ]
-        assert [c["error"] for c in codes] == ["login_failed"] * 4 + ["account_locked"]
-        locked = client.post("/api/sessions", json={"name": "ann", "password": PASSWORD})
-        assert locked.status_code == 401 and locked.json()["error"] == "account_locked"
-        clock.now += 16 * 60  # locked for 15 minutes
+        # A wrong password, an unknown name, an impossible one, a name that must wait:
+        # one status, one code, one message.
+        assert {(r.status_code, r.json()["error"]) for r in refusals} == {(401, "login_failed")}
+        assert len({r.json()["message"] for r in refusals}) == 1
+        waiting = client.post("/api/sessions", json={"name": "ann", "password": PASSWORD})
+        assert waiting.status_code == 401 and waiting.json()["error"] == "login_failed"
+        clock.now += 30  # a name never waits longer than 30 seconds
         assert client.post("/api/sessions", json={"name": "ann", "password": PASSWORD}).is_success
         clock.now += 31 * 60  # a session idles out after 30 minutes
         expired = client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
@@ -386,3 +391,142 @@ def test_the_page_and_what_it_reads_about_a_table(db_url: str, clock: Clock) -> 
         assert abs(rtp["main"] - 0.998089) < 1e-5  # the README's basic-strategy RTP, rws-v5
         assert set(rtp["side_bets"]) == {"player_pair", "under_13", "over_13"}
         assert client.get("/api/tables/nope/rules").json()["error"] == "no_table"
+
+
+def test_a_socket_opened_before_logout_can_do_nothing_after_it(db_url: str, clock: Clock) -> None:
+    """Every command is held to a live session: logging out elsewhere ends the rights of
+    a socket that authenticated before."""
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        with client.websocket_connect("/ws/tables/rws") as socket:
+            receive_until(socket, "welcome")
+            socket.send_json({"type": "auth", "token": token})
+            receive_until(socket, "balance")
+            gone = client.delete(
+                "/api/sessions/current", headers={"Authorization": f"Bearer {token}"}
+            )
+            assert gone.status_code == 204
+            socket.send_json(
+                {"type": "action", "op": "bet", "args": {"box": 1, "amount": "25"}, "key": "b1"}
+            )
+            refused = receive_until(socket, "error")
+            assert refused["code"] == "session_expired" and refused["key"] == "b1"
+            socket.send_json({"type": "action", "op": "bet", "args": {"box": 1, "amount": "25"}})
+            assert receive_until(socket, "error")["code"] == "unauthenticated"
+        assert client.get("/api/tables/rws").json()["bets"] == []
+
+
+def test_binary_frames_and_deeply_nested_json_get_typed_errors(db_url: str, clock: Clock) -> None:
+    """Garbage costs only its sender a typed error; the socket stays up."""
+    with server(db_url, clock) as client, client.websocket_connect("/ws/tables/rws") as socket:
+        receive_until(socket, "welcome")
+        socket.send_bytes(b"\x00\xff\xfe")
+        error = receive_until(socket, "error")
+        assert error["code"] == "malformed" and "binary" in error["message"]
+        socket.send_text("[" * 1500 + "]" * 1500)
+        error = receive_until(socket, "error")
+        assert error["code"] == "malformed"
+        socket.send_json({"type": "ping"})
+        assert receive_until(socket, "pong") == {"type": "pong"}
+
+
+def test_the_rate_limit_is_per_player_not_per_socket(db_url: str, clock: Clock) -> None:
+    """Two sockets of one player share his rate: together they get one burst."""
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        with (
+            client.websocket_connect("/ws/tables/rws") as first,
+            client.websocket_connect("/ws/tables/online") as second,
+        ):
+            for socket in (first, second):
+                receive_until(socket, "welcome")
+                socket.send_json({"type": "auth", "token": token})
+                receive_until(socket, "balance")
+            answers = []
+            for socket in (first, second):
+                for _ in range(30):
+                    socket.send_json({"type": "ping"})
+                answers += [socket.receive_json() for _ in range(30)]
+            pongs = sum(message["type"] == "pong" for message in answers)
+            limited = sum(message.get("code") == "rate_limited" for message in answers)
+            assert pongs + limited == 60
+            # One burst of 40 between both (the clock stands still); each socket alone
+            # would have had all of its 30 answered.
+            assert pongs == 40
+
+
+class _StalledSocket:
+    """A client that never reads: every send waits for ever."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+    async def send_text(self, text: str) -> None:
+        self.sent += 1
+        await asyncio.Event().wait()
+
+
+def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
+    """One stalled socket must not hold up its table (or, through the clocks, others):
+    sends are queued per connection, and a full queue drops that connection alone."""
+
+    async def scenario() -> None:
+        handler = asyncio.create_task(asyncio.Event().wait())  # stands for its receive loop
+        stalled = Connection(_StalledSocket(), "rws", handler=handler)  # type: ignore[arg-type]
+        stalled.writer = asyncio.create_task(stalled.write())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        for number in range(OUTBOX_MESSAGES + 2):
+            stalled.push(f"message {number}")  # never awaits
+        assert time.monotonic() - started < 1.0
+        assert stalled.dropped is not None and "not reading" in stalled.dropped
+        await asyncio.sleep(0)
+        assert handler.cancelled()
+        stalled.writer.cancel()
+
+    asyncio.run(scenario())
+
+
+def test_failed_logins_from_one_address_slow_that_address_alone(db_url: str, clock: Clock) -> None:
+    """Throttled per address too: twenty failures from one address (on any names) make
+    it wait, with the same refusal, and it may try again a few seconds later."""
+    with server(db_url, clock) as client:
+        sign_up(client, "ann")
+        for number in range(20):
+            body = {"name": f"guess{number}", "password": "nope-nope"}
+            assert client.post("/api/sessions", json=body).status_code == 401
+        right = {"name": "ann", "password": PASSWORD}
+        waiting = client.post("/api/sessions", json=right)
+        assert waiting.status_code == 401 and waiting.json()["error"] == "login_failed"
+        clock.now += 3
+        assert client.post("/api/sessions", json=right).is_success
+
+
+def test_a_round_id_with_a_nul_byte_is_not_found(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        answer = client.get("/api/rounds/ab%00cd", headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 404 and answer.json()["error"] == "no_round"
+
+
+def test_a_second_server_on_the_same_database_leaves_the_first_ones_round_alone(
+    db_url: str, clock: Clock
+) -> None:
+    """A table runs in one process at a time: a second server on the database is
+    refused before it reads anything, so it never records an interruption of (and
+    voids) a round that is alive in the first; once the first stops, it may start."""
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        socket_gen = seat(client, "rws", token)
+        socket = next(socket_gen)
+        socket.send_json({"type": "action", "op": "bet", "args": {"box": 1, "amount": "100"}})
+        receive_until(socket, "ack")
+        with pytest.raises(TableOwned, match="another croupier process"):
+            create_app(Settings(url=db_url, tables=(TableConfig(id="rws", preset="rws-v5"),)))
+        assert client.get("/api/tables/rws").json()["bets"] != []
+        socket.send_json({"type": "ping"})
+        assert receive_until(socket, "pong") == {"type": "pong"}
+        socket_gen.close()
+    again = create_app(Settings(url=db_url, tables=(TableConfig(id="rws", preset="rws-v5"),)))
+    with TestClient(again) as client:
+        assert client.get("/api/tables/rws").json()["phase"] == "betting"

@@ -229,3 +229,81 @@ def test_a_withdrawn_bet_comes_back_to_the_balance(engine: sqlalchemy.Engine) ->
         from croupier.server import ledger
 
         assert ledger.round_stakes(conn, runtime.round_id) == {ids["bob"]: Decimal("60.00")}
+
+
+def test_a_box_under_the_minimum_has_its_bets_returned_and_the_round_plays_on(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.2: a box short of the table minimum when bets close does not play and
+    its bets come back; the other boxes' round is dealt, never voided for it."""
+    ids = make_users(engine, "ann", "bob")
+    # ann's 10 on box 1, the up card 7; bob's box does not play.
+    runtime = table(engine, ids, "rws-v5", "TS 7D 9H")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.apply("bet", "bob", {"box": 2, "amount": "10"}, now=1)  # minimum 25
+    runtime.apply("bet", "bob", {"box": 2, "amount": "5", "bet": "player_pair"}, now=1)
+    assert balance(engine, ids["bob"]) == Decimal("985.00")
+    outcome = runtime.tick(now=1 + runtime.config.betting_seconds)
+    assert outcome is not None
+    assert runtime.round.phase is not Phase.VOID
+    assert [box.number for box in runtime.round.boxes] == [1]
+    assert [e.type for e in outcome.events][:3] == ["bet_withdrawn", "bet_withdrawn", "bets_closed"]
+    assert balance(engine, ids["bob"]) == Decimal("1000.00")
+    assert balance(engine, ids["ann"]) == Decimal("900.00")
+    assert books(engine) == []
+
+
+def test_a_lone_box_under_the_minimum_goes_back_and_the_table_waits_for_bets(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.2: with every box short, every bet comes back and bets stay open."""
+    ids = make_users(engine, "bob")
+    runtime = table(engine, ids, "rws-v5")
+    runtime.apply("bet", "bob", {"box": 2, "amount": "0.01"}, now=1)
+    runtime.tick(now=1 + runtime.config.betting_seconds)
+    assert runtime.round.phase is Phase.BETTING and runtime.round.placed_bets == ()
+    assert runtime.deadline is None
+    assert balance(engine, ids["bob"]) == Decimal("1000.00")
+    assert books(engine) == []
+
+
+def test_an_idempotency_key_reused_for_another_command_is_refused(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A key names one command: a retry of it is answered, a different command under it
+    is refused with its own code and changes nothing."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1, key="k-1")
+    with pytest.raises(ActionRefused) as refused:
+        runtime.apply("bet", "ann", {"box": 2, "amount": "200"}, now=2, key="k-1")
+    assert refused.value.code == "key_conflict"
+    assert balance(engine, ids["ann"]) == Decimal("900.00")
+    assert len(runtime.round.placed_bets) == 1
+
+
+def test_a_database_error_when_a_timer_fires_is_retried_on_the_next_tick(
+    engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed write when the decision clock runs out changes nothing, and the clock
+    stays due: the next tick plays the hand by RWS v5 5.3, the table never sticks."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", "2S 9D 3H 4C 2C 5D KS 8S", decision_seconds=5.0)
+    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    runtime.tick(now=100)
+    runtime.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=101)
+    due = runtime.view("ann")["deadline"]["at"]
+    store = runtime._store
+
+    def failing(record: dict[str, object], now: float) -> dict[str, Decimal]:
+        raise sqlalchemy.exc.OperationalError("UPDATE rounds", {}, Exception("locked"))
+
+    monkeypatch.setattr(runtime, "_store", failing)
+    with pytest.raises(sqlalchemy.exc.OperationalError):
+        runtime.tick(now=due)
+    assert runtime.round.phase.value == "player-turns"
+    assert [str(card) for card in runtime.round.boxes[0].hands[0].cards] == ["2S", "3H"]
+    monkeypatch.setattr(runtime, "_store", store)
+    assert runtime.tick(now=due + 0.05) is not None
+    assert runtime.round.phase is Phase.SETTLED
+    assert books(engine) == []

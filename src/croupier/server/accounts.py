@@ -1,13 +1,16 @@
-"""Players and dealers: registration, password login, lockout and sessions.
+"""Players and dealers: registration, password login, throttling and sessions.
 
 Passwords are hashed with argon2id (memory-hard) and never stored; session tokens
 are random and only their SHA-256 is stored.  Every function takes the current time
-``now`` (an aware datetime) so that lockout and idle expiry can be tested.
+``now`` (an aware datetime) so that throttling and idle expiry can be tested.
 
-Failed logins are counted in the database *before* :class:`LoginFailed` or
-:class:`AccountLocked` is raised.  A caller that rolls its transaction back on every
-error (``with engine.begin() as conn:``) would forget them and defeat the lockout:
-commit even when those errors are raised, as :func:`sign_in` does.
+Failed logins are throttled per name, never locked: after :data:`FREE_FAILURES`
+failures in a row the name waits between tries, the wait doubling up to
+:data:`MAX_BACKOFF` (:func:`backoff`), so guessing is slow and its owner, who cannot
+be told apart from a guesser, is never kept out for longer than that.  An unknown
+name, a wrong password and a name waiting its turn are refused alike: the same
+:class:`LoginFailed`, the same message, one password hash's time.  (The server adds a
+throttle per client address.)  Hashing never runs inside a write transaction.
 
 >>> check_name("dealer_01")
 >>> check_name("a b")
@@ -24,6 +27,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
+from typing import Any, NoReturn
 
 import sqlalchemy
 from argon2 import PasswordHasher
@@ -32,7 +36,6 @@ from sqlalchemy import delete, select, update
 
 from croupier.server.db import insert_ignoring, utcnow
 from croupier.server.errors import (
-    AccountLocked,
     InvalidCredentials,
     LoginFailed,
     NameTaken,
@@ -41,32 +44,40 @@ from croupier.server.errors import (
 from croupier.server.schema import ROLES, sessions, users
 
 __all__ = [
+    "FREE_FAILURES",
     "IDLE",
-    "LOCKOUT",
-    "MAX_FAILED",
+    "MAX_BACKOFF",
     "MIN_PASSWORD",
+    "AddressThrottle",
+    "NewAccount",
     "User",
     "authenticate",
+    "backoff",
     "check_name",
     "check_password",
+    "create",
     "hash_token",
     "login",
     "logout",
+    "prepare",
+    "refuse",
     "register",
     "sign_in",
 ]
 
-MAX_FAILED = 5
-"""Consecutive failed logins that lock an account."""
-LOCKOUT = timedelta(minutes=15)
-"""How long a locked account stays locked."""
+FREE_FAILURES = 3
+"""Failed logins in a row a name may have before it must wait between attempts."""
+MAX_BACKOFF = timedelta(seconds=30)
+"""The longest a name ever waits between attempts: its owner is never locked out."""
 IDLE = timedelta(minutes=30)
 """How long a session lives without being used."""
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
 
 _NAME = re.compile(r"[A-Za-z0-9_.-]{3,40}")
-_LOGIN_FAILED = "wrong user name or password"
+_LOGIN_FAILED = (
+    "wrong user name or password (after repeated failures, wait up to 30 seconds between tries)"
+)
 
 _hasher = PasswordHasher()  # argon2id with the library's (RFC 9106) memory-hard defaults
 
@@ -115,6 +126,45 @@ def _aware(now: datetime) -> datetime:
     return now
 
 
+@dataclass(frozen=True)
+class NewAccount:
+    """A checked registration with its password already hashed (see :func:`prepare`)."""
+
+    name: str
+    password_hash: str
+    role: str
+
+
+def prepare(name: str, password: str, *, role: str = "player") -> NewAccount:
+    """Check a registration and hash its password.
+
+    Hashing is slow on purpose (memory-hard): do it here, before any transaction, so
+    that no write waits on it.
+    """
+    check_name(name)
+    check_password(password)
+    if role not in ROLES:
+        raise InvalidCredentials(f"role {role!r} must be one of {', '.join(ROLES)}")
+    return NewAccount(name, _hasher.hash(password), role)
+
+
+def create(conn: sqlalchemy.Connection, account: NewAccount, *, now: datetime | None = None) -> int:
+    """Store a prepared account; its id.  :class:`NameTaken` if the name is taken."""
+    created = _aware(now) if now is not None else utcnow()
+    values = {
+        "name": account.name,
+        "password_hash": account.password_hash,
+        "role": account.role,
+        "created_at": created,
+    }
+    statement = insert_ignoring(conn, users, ["name"])
+    user_id = conn.execute(statement.values(values).returning(users.c.id)).scalar_one_or_none()
+    if user_id is None:
+        raise NameTaken(f"user name {account.name!r} is taken")
+    registered: int = user_id
+    return registered
+
+
 def register(
     conn: sqlalchemy.Connection,
     name: str,
@@ -123,20 +173,12 @@ def register(
     role: str = "player",
     now: datetime | None = None,
 ) -> int:
-    """Create a user; his id.  :class:`NameTaken` if the name is taken."""
-    check_name(name)
-    check_password(password)
-    if role not in ROLES:
-        raise InvalidCredentials(f"role {role!r} must be one of {', '.join(ROLES)}")
-    created = _aware(now) if now is not None else utcnow()
-    password_hash = _hasher.hash(password)
-    values = {"name": name, "password_hash": password_hash, "role": role, "created_at": created}
-    statement = insert_ignoring(conn, users, ["name"])
-    user_id = conn.execute(statement.values(values).returning(users.c.id)).scalar_one_or_none()
-    if user_id is None:
-        raise NameTaken(f"user name {name!r} is taken")
-    registered: int = user_id
-    return registered
+    """Create a user; his id.  :class:`NameTaken` if the name is taken.
+
+    This hashes inside the caller's transaction; a server prepares first
+    (:func:`prepare`, then :func:`create`).
+    """
+    return create(conn, prepare(name, password, role=role), now=now)
 
 
 @cache
@@ -151,70 +193,151 @@ def _verify(password_hash: str, password: str) -> bool:
         return False
 
 
-def login(conn: sqlalchemy.Connection, name: str, password: str, *, now: datetime) -> str:
-    """Check a name and password; a new session token.
+def backoff(failures: int) -> timedelta:
+    """How long a name waits after ``failures`` failed logins in a row.
 
-    A wrong password (or an unknown name: the message is the same) raises
-    :class:`LoginFailed` and counts a failure; the :data:`MAX_FAILED`-th failure in a
-    row locks the account for :data:`LOCKOUT`, during which every login raises
-    :class:`AccountLocked`.  A success resets the count.  The failure count is written
-    on ``conn`` before the error is raised: commit it (see :func:`sign_in`).
+    The first :data:`FREE_FAILURES` cost nothing; each one after doubles the wait,
+    from one second up to :data:`MAX_BACKOFF` and never beyond, so that however
+    often someone else guesses, the owner waits at most that long.
+
+    >>> [int(backoff(n).total_seconds()) for n in range(1, 12)]
+    [0, 0, 0, 1, 2, 4, 8, 16, 30, 30, 30]
     """
-    _aware(now)
+    if failures <= FREE_FAILURES:
+        return timedelta(0)
+    return min(MAX_BACKOFF, timedelta(seconds=2 ** min(failures - FREE_FAILURES - 1, 16)))
+
+
+def _candidate(
+    conn: sqlalchemy.Connection, name: str, now: datetime
+) -> sqlalchemy.Row[Any, Any, Any] | None:
+    """The user a login may be for: ``None`` for a name that cannot be one, is not
+    registered, or is waiting out its backoff (the caller cannot tell which)."""
+    if not isinstance(name, str) or _NAME.fullmatch(name) is None:
+        return None
     row = conn.execute(
-        select(users.c.id, users.c.password_hash, users.c.failed_logins, users.c.locked_until)
-        .where(users.c.name == name)
-        .with_for_update()
+        select(users.c.id, users.c.password_hash, users.c.locked_until).where(users.c.name == name)
     ).one_or_none()
-    if row is None:
-        _verify(_decoy_hash(), password)  # spend the same time as for a known name
-        raise LoginFailed(_LOGIN_FAILED)
-    if row.locked_until is not None and now < row.locked_until:
-        raise AccountLocked(
-            f"account {name!r} is locked after {MAX_FAILED} failed logins "
-            f"until {row.locked_until.isoformat()}"
-        )
-    if not _verify(row.password_hash, password):
-        failures = row.failed_logins + 1
-        if failures >= MAX_FAILED:
-            until = now + LOCKOUT
-            conn.execute(
-                update(users)
-                .where(users.c.id == row.id)
-                .values(failed_logins=0, locked_until=until)
-            )
-            raise AccountLocked(
-                f"account {name!r} is locked after {MAX_FAILED} failed logins "
-                f"until {until.isoformat()}"
-            )
-        conn.execute(update(users).where(users.c.id == row.id).values(failed_logins=failures))
-        raise LoginFailed(_LOGIN_FAILED)
-    if _hasher.check_needs_rehash(row.password_hash):
-        conn.execute(
-            update(users).where(users.c.id == row.id).values(password_hash=_hasher.hash(password))
-        )
+    if row is None or (row.locked_until is not None and now < row.locked_until):
+        return None
+    return row
+
+
+def _count_failure(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> None:
     conn.execute(
-        update(users).where(users.c.id == row.id).values(failed_logins=0, locked_until=None)
+        update(users).where(users.c.id == user_id).values(failed_logins=users.c.failed_logins + 1)
     )
+    failures = conn.execute(select(users.c.failed_logins).where(users.c.id == user_id)).scalar_one()
+    wait = backoff(failures)
+    if wait:
+        conn.execute(update(users).where(users.c.id == user_id).values(locked_until=now + wait))
+
+
+def _open_session(
+    conn: sqlalchemy.Connection, user_id: int, now: datetime, rehashed: str | None
+) -> str:
+    values: dict[str, object] = {"failed_logins": 0, "locked_until": None}
+    if rehashed is not None:
+        values["password_hash"] = rehashed
+    conn.execute(update(users).where(users.c.id == user_id).values(**values))
     token = secrets.token_urlsafe(32)
     conn.execute(
         sessions.insert().values(
-            token_hash=hash_token(token), user_id=row.id, created_at=now, last_seen=now
+            token_hash=hash_token(token), user_id=user_id, created_at=now, last_seen=now
         )
     )
     return token
 
 
+def _check(row: sqlalchemy.Row[Any, Any, Any] | None, password: str) -> bool:
+    """Verify the password: one memory-hard hash whatever the row (the same time for
+    an unknown name, a wrong password and a name waiting out its backoff)."""
+    if row is None:
+        _verify(_decoy_hash(), password)
+        return False
+    return _verify(str(row.password_hash), password)
+
+
+def _rehash(row: sqlalchemy.Row[Any, Any, Any], password: str) -> str | None:
+    if _hasher.check_needs_rehash(str(row.password_hash)):
+        return _hasher.hash(password)
+    return None
+
+
+def refuse(password: str) -> NoReturn:
+    """Refuse a login as every refusal is made: one hash's time, the same error."""
+    _check(None, password)
+    raise LoginFailed(_LOGIN_FAILED)
+
+
+def login(conn: sqlalchemy.Connection, name: str, password: str, *, now: datetime) -> str:
+    """Check a name and password on the caller's connection; a new session token.
+
+    Every refusal is the same :class:`LoginFailed`, with the same message and in the
+    same time: an unknown name, a wrong password, and a name waiting out its
+    :func:`backoff` after repeated failures.  A failure is written on ``conn`` before
+    the error is raised: commit it.  :func:`sign_in` does the same with the hashing
+    outside any transaction; a server uses that.
+    """
+    _aware(now)
+    row = _candidate(conn, name, now)
+    if not _check(row, password):
+        if row is not None:
+            _count_failure(conn, row.id, now)
+        raise LoginFailed(_LOGIN_FAILED)
+    assert row is not None
+    return _open_session(conn, row.id, now, _rehash(row, password))
+
+
 def sign_in(engine: sqlalchemy.Engine, name: str, password: str, *, now: datetime) -> str:
-    """:func:`login` in its own transaction, committing failed attempts too; a token."""
+    """:func:`login` with no transaction open while the password is hashed; a token.
+
+    The user is read, the password verified with no connection held, then the
+    outcome written in a short transaction of its own.
+    """
+    _aware(now)
     with engine.connect() as conn:
-        try:
-            token = login(conn, name, password, now=now)
-        except (LoginFailed, AccountLocked):
-            conn.commit()
-            raise
-        conn.commit()
-        return token
+        row = _candidate(conn, name, now)
+    if not _check(row, password):
+        if row is not None:
+            with engine.begin() as conn:
+                _count_failure(conn, row.id, now)
+        raise LoginFailed(_LOGIN_FAILED)
+    assert row is not None
+    rehashed = _rehash(row, password)
+    with engine.begin() as conn:
+        return _open_session(conn, row.id, now, rehashed)
+
+
+class AddressThrottle:
+    """Failed logins per client address: a burst of ``burst``, then one per ``every``
+    seconds.  It knows nothing of names, so it can only slow its own address down.
+
+    >>> throttle = AddressThrottle(burst=2, every=10.0)
+    >>> throttle.failed("10.0.0.1", 0.0); throttle.failed("10.0.0.1", 0.0)
+    >>> throttle.allows("10.0.0.1", 1.0), throttle.allows("10.0.0.2", 1.0)
+    (False, True)
+    >>> throttle.allows("10.0.0.1", 10.0)
+    True
+    """
+
+    def __init__(self, *, burst: int = 20, every: float = 3.0) -> None:
+        self.burst = burst
+        self.every = every
+        # Per address: the time at which its bucket is full again.
+        self._full_at: dict[str, float] = {}
+
+    def allows(self, address: str, now: float) -> bool:
+        """Whether ``address`` may try a login now (one failure's room is left)."""
+        full_at = self._full_at.get(address)
+        return full_at is None or full_at - now <= (self.burst - 1) * self.every
+
+    def failed(self, address: str, now: float) -> None:
+        """Count a failed login from ``address``."""
+        full_at = max(self._full_at.get(address, now), now)
+        self._full_at[address] = full_at + self.every
+        if len(self._full_at) > 10_000:  # forget the addresses whose buckets are full
+            self._full_at = {key: at for key, at in self._full_at.items() if at > now}
 
 
 def authenticate(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> User:

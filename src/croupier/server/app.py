@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -29,16 +30,15 @@ from croupier.errors import CroupierError
 from croupier.server import accounts, ledger, rounds_store
 from croupier.server.db import connect, migrate
 from croupier.server.errors import (
-    AccountLocked,
     AuthError,
     InsufficientFunds,
     InvalidCredentials,
-    LoginFailed,
     NameTaken,
     NotFound,
     ServerError,
     SessionExpired,
 )
+from croupier.server.ownership import Ownership
 from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,
     Action,
@@ -68,6 +68,8 @@ from croupier.server.web import add_web_routes
 __all__ = ["Settings", "create_app"]
 
 _log = logging.getLogger("croupier.server")
+#: A round's id as the server makes them (uuid4, hex).
+_ROUND_ID = re.compile(r"[0-9a-f]{32}")
 
 
 @dataclass(frozen=True)
@@ -192,14 +194,63 @@ class HttpError(Exception):
 # -- the server's state --------------------------------------------------------------------------
 
 
+#: Messages that may wait for one socket; a client that lets more pile up is dropped.
+OUTBOX_MESSAGES = 256
+#: Seconds one message may take to go out before its socket is dropped.
+SEND_SECONDS = 10.0
+
+
 @dataclass(eq=False)
 class Connection:
-    """One WebSocket at a table."""
+    """One WebSocket at a table.
+
+    What the server sends it goes through its own bounded outbox, written by its own
+    task: a client that stops reading costs only itself.  When the outbox is full or a
+    send takes longer than :data:`SEND_SECONDS`, the connection is dropped (its handler
+    is cancelled and the socket closed); nothing ever waits on it.
+    """
 
     socket: WebSocket
     table: str
     user: accounts.User | None = None
+    #: The session token the user authenticated with: every command is checked against it.
+    token: str | None = None
     limiter: RateLimiter = field(default_factory=RateLimiter)
+    outbox: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(OUTBOX_MESSAGES))
+    #: Why the connection was dropped (None while it is up).
+    dropped: str | None = None
+    handler: asyncio.Task[Any] | None = None
+    writer: asyncio.Task[None] | None = None
+
+    def push(self, text: str) -> None:
+        """Queue ``text`` for the client, never waiting; a full outbox drops the client."""
+        if self.dropped is not None:
+            return
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
+
+    def drop(self, why: str) -> None:
+        """Give up on the client: its handler stops and its socket closes."""
+        if self.dropped is not None:
+            return
+        self.dropped = why
+        _log.warning("table %s: connection dropped: %s", self.table, why)
+        if self.handler is not None and self.handler is not asyncio.current_task():
+            self.handler.cancel()
+
+    async def write(self) -> None:
+        """Send the outbox in order, each message within :data:`SEND_SECONDS`."""
+        while True:
+            text = await self.outbox.get()
+            try:
+                await asyncio.wait_for(self.socket.send_text(text), SEND_SECONDS)
+            except TimeoutError:
+                self.drop(f"a message took over {SEND_SECONDS:g} s to send")
+                return
+            except Exception:  # the socket is closing: its handler cleans up
+                return
 
 
 class Hub:
@@ -209,6 +260,7 @@ class Hub:
         self.engine = engine
         self.settings = settings
         self._ids: dict[str, int] = {}
+        self._limiters: dict[int, RateLimiter] = {}
         self.runtimes: dict[str, TableRuntime] = {}
         now = settings.clock()
         for config in settings.tables:
@@ -232,14 +284,19 @@ class Hub:
     def now(self) -> float:
         return self.settings.clock()
 
+    def limiter(self, connection: Connection) -> RateLimiter:
+        """The rate limit a message from ``connection`` counts against: the user's own,
+        shared by all his sockets at every table, once he has logged in."""
+        if connection.user is None:
+            return connection.limiter
+        return self._limiters.setdefault(connection.user.id, RateLimiter())
+
     async def send(self, connection: Connection, message: dict[str, Any]) -> None:
         await self.send_text(connection, json.dumps(message))
 
     async def send_text(self, connection: Connection, text: str) -> None:
-        try:
-            await connection.socket.send_text(text)
-        except Exception:  # a socket closing under us: its handler cleans up
-            return
+        # Queued, never awaited: a slow client never holds up a table.
+        connection.push(text)
 
     async def broadcast(self, table: str, outcome: Outcome | None) -> None:
         """Each connection at ``table`` gets the new events and the table as it sees it."""
@@ -329,7 +386,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     engine = connect(settings.url)
     migrate(engine)
-    hub = Hub(engine, settings)
+    # Claimed before a table's round is read: a second process never voids our rounds.
+    ownership = Ownership(engine, [table.id for table in settings.tables])
+    try:
+        hub = Hub(engine, settings)
+    except BaseException:
+        ownership.release()
+        raise
+    throttle = accounts.AddressThrottle()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -338,6 +402,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             task.cancel()
+            ownership.release()
 
     app = FastAPI(
         title="croupier table server",
@@ -385,8 +450,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def register(credentials: Registration) -> AccountOut:
         """Open an account (play-money chips to start with, where the server gives them)."""
         try:
+            # The password is hashed before the transaction: no write waits on it.
+            account = accounts.prepare(credentials.name, credentials.password)
             with engine.begin() as conn:
-                user_id = accounts.register(conn, credentials.name, credentials.password)
+                user_id = accounts.create(conn, account)
                 ledger.player_account(conn, user_id)
                 if settings.play_money is not None:
                     ledger.grant(
@@ -402,15 +469,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return account_out(accounts.User(id=user_id, name=credentials.name, role="player"))
 
     @app.post("/api/sessions", status_code=201, responses=_ERRORS)
-    def sign_in(credentials: Credentials) -> SessionOut:
-        """Log in: a session token, which expires after 30 idle minutes."""
+    def sign_in(credentials: Credentials, request: Request) -> SessionOut:
+        """Log in: a session token, which expires after 30 idle minutes.
+
+        Every refusal is the same 401 ``login_failed``: an unknown name, a wrong
+        password, a name or an address that must wait before trying again.
+        """
+        now = hub.now()
+        address = request.client.host if request.client is not None else "unknown"
         try:
-            token = accounts.sign_in(
-                engine, credentials.name, credentials.password, now=_utc(hub.now())
-            )
-        except AccountLocked as error:
-            raise HttpError(401, "account_locked", str(error)) from None
-        except (LoginFailed, AuthError) as error:
+            if not throttle.allows(address, now):
+                accounts.refuse(credentials.password)  # not counted: the wait stays as it is
+            try:
+                token = accounts.sign_in(
+                    engine, credentials.name, credentials.password, now=_utc(now)
+                )
+            except AuthError:
+                throttle.failed(address, now)
+                raise
+        except AuthError as error:
             raise HttpError(401, "login_failed", str(error)) from None
         return SessionOut(token=token, idle_timeout_seconds=int(accounts.IDLE.total_seconds()))
 
@@ -487,6 +564,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def recall(user: CurrentUser, round_id: str) -> dict[str, Any]:
         """Game recall: a round as the user may see it, replayable by ``croupier round``."""
         viewer = user[0]
+        if _ROUND_ID.fullmatch(round_id) is None:  # a NUL byte never reaches the database
+            raise HttpError(404, "no_round", f"no round {round_id!r}")
         with engine.begin() as conn:
             try:
                 row = rounds_store.load_round(conn, round_id)
@@ -507,7 +586,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
             await socket.close(code=4404)
             return
-        connection = Connection(socket, table)
+        connection = Connection(socket, table, handler=asyncio.current_task())
+        connection.writer = asyncio.create_task(connection.write())
         hub.connections[table].add(connection)
         try:
             await hub.send(
@@ -515,11 +595,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 {"type": "welcome", "table": table, "you": None, "state": runtime.view(None)},
             )
             while True:
-                text = await socket.receive_text()
+                frame = await socket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                text = frame.get("text")
+                if text is None:
+                    await error(
+                        connection, "malformed", "binary frames are not taken: send JSON text"
+                    )
+                    continue
                 await handle(connection, runtime, text)
         except (WebSocketDisconnect, WebSocketDisconnected):
             pass
+        except asyncio.CancelledError:
+            if connection.dropped is None:
+                raise
+            # Dropped for not reading: this connection ends here, quietly.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
         finally:
+            connection.writer.cancel()
             hub.connections[table].discard(connection)
             user = connection.user
             if user is not None and not any(
@@ -538,11 +634,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def handle(connection: Connection, runtime: TableRuntime, text: str) -> None:
         now = hub.now()
-        if not connection.limiter.allow(now):
+        limiter = hub.limiter(connection)
+        if not limiter.allow(now):
             await error(
                 connection,
                 "rate_limited",
-                f"too many messages: at most {connection.limiter.rate:g} a second",
+                f"too many messages: at most {limiter.rate:g} a second",
             )
             return
         if len(text.encode()) > MAX_MESSAGE_BYTES:
@@ -564,6 +661,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await error(connection, "session_expired", str(problem))
                 return
             connection.user = signed
+            connection.token = message.token
             hub._ids[signed.name] = signed.id
             runtime.reconnected(signed.name)
             dealer = signed.role in ("dealer", "admin")
@@ -579,8 +677,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.send_balance(connection)
             return
         user = connection.user
-        if user is None:
+        if user is None or connection.token is None:
             await error(connection, "unauthenticated", 'log in first: send {"type": "auth"}')
+            return
+        # Every command is held to a live session: a logout or an expiry elsewhere ends
+        # this socket's rights too.  Checking also marks the session as used now.
+        try:
+            with engine.begin() as conn:
+                accounts.authenticate(conn, connection.token, now=_utc(now))
+        except SessionExpired as problem:
+            connection.user = None
+            connection.token = None
+            await error(connection, "session_expired", str(problem), message_key(message))
             return
         try:
             if isinstance(message, TakeBox):

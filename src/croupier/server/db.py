@@ -163,7 +163,13 @@ def head_revision() -> str:
 
 
 def migrate(engine: sqlalchemy.Engine) -> None:
-    """Bring the database up to the newest schema (Alembic ``upgrade head``); idempotent."""
+    """Bring the database up to the newest schema (Alembic ``upgrade head``); idempotent.
+
+    A database already at the head is only read: starting a server runs no migration
+    twice.
+    """
+    if current_revision(engine) == head_revision():
+        return
     with engine.begin() as connection:
         command.upgrade(alembic_config(connection), "head")
 

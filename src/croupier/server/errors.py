@@ -2,7 +2,7 @@
 
 A refused operation changes nothing in the database.
 
->>> issubclass(AccountLocked, AuthError) and issubclass(AuthError, ServerError)
+>>> issubclass(LoginFailed, AuthError) and issubclass(AuthError, ServerError)
 True
 >>> issubclass(InvalidCredentials, ValueError)
 True
@@ -11,7 +11,6 @@ True
 from __future__ import annotations
 
 __all__ = [
-    "AccountLocked",
     "AuthError",
     "IdempotencyConflict",
     "InsufficientFunds",
@@ -61,10 +60,6 @@ class AuthError(ServerError):
 
 class LoginFailed(AuthError):
     """Wrong name or password (the message never says which)."""
-
-
-class AccountLocked(AuthError):
-    """Too many failed logins: the account is locked for a while."""
 
 
 class SessionExpired(AuthError):

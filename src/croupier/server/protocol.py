@@ -148,6 +148,8 @@ def parse_message(text: str) -> Auth | Ping | TakeBox | LeaveBox | Action:
         raise
     except ValueError as error:
         raise ProtocolError(f"not JSON: {error}", code="malformed") from None
+    except RecursionError:
+        raise ProtocolError("not a message: JSON nested too deeply", code="malformed") from None
     if not isinstance(data, dict):
         raise ProtocolError('a message is a JSON object with a "type"', code="malformed")
     kind = data.get("type")

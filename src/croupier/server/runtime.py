@@ -411,8 +411,17 @@ class TableRuntime:
         inputs: list[dict[str, Any]] = self.record["inputs"]
         if key is not None:
             for seq, earlier in enumerate(inputs):
-                if earlier.get("key") == key and earlier.get("player") == player:
-                    return Outcome([], self.round.phase in _OVER, seq, retried=True)
+                if earlier.get("key") != key or earlier.get("player") != player:
+                    continue
+                if earlier.get("op") != op or earlier.get("args") != dict(args):
+                    # A key names one command: reused for another, it is refused, not
+                    # answered as a retry (the other command would be silently lost).
+                    raise ActionRefused(
+                        f"idempotency key {key!r} was already used for another command "
+                        f"({earlier.get('op')}); use a new key for a new command",
+                        code="key_conflict",
+                    )
+                return Outcome([], self.round.phase in _OVER, seq, retried=True)
         if self.round.phase in _OVER:
             raise ActionRefused("the round is over; the next opens shortly", code="round_over")
         if op == "bet" and player is not None:
@@ -568,15 +577,61 @@ class TableRuntime:
             self._open_round(now)
             return Outcome([], False, 0, notes=["new_round"])
         if deadline.kind == "betting":
+            returned = self._return_boxes_under_minimum(now)
+            if not self.round.placed_bets:
+                # Every bet went back: the round waits for bets as before.
+                return returned
             try:
-                return self.apply("close_bets", None, {}, now=now, system=True)
+                closed = self.apply("close_bets", None, {}, now=now, system=True)
+                if returned is not None:
+                    closed.events[:0] = returned.events
+                return closed
             except CroupierError as error:
                 # No bet can open the round (say, only side bets): every bet goes back.
                 return self.apply(
                     "void", None, {"reason": f"bets could not close: {error}"}, now=now, system=True
                 )
+        # Cleared first, so that the next offer or hand gets a clock of its own; put
+        # back when the time-out fails (say, the database), so the next tick retries it.
         self.deadline = None
-        return self.apply("time_out", None, {}, now=now, system=True)
+        try:
+            return self.apply("time_out", None, {}, now=now, system=True)
+        except Exception:
+            self.deadline = deadline
+            raise
+
+    def _return_boxes_under_minimum(self, now: float) -> Outcome | None:
+        """At "No more bets", a box still under the table minimum has its bets returned.
+
+        RWS v5 5.2: the player is told the minimum must be met and may raise or
+        withdraw his bet while bets are open; when the betting clock runs out with the
+        box still short, the box does not play and its bets (side bets on it too) come
+        back to their players.  The other boxes play on: one short box never holds up
+        or voids the others' round.
+        """
+        minimum = self.rules.minimum_bet
+        totals: dict[int, Decimal] = {}
+        for placed in self.round.placed_bets:
+            if placed.bet == "main":
+                totals[placed.box] = totals.get(placed.box, Decimal(0)) + placed.amount
+        short = {box for box, total in totals.items() if total < minimum}
+        if not short:
+            return None
+        events: list[Event] = []
+        outcome: Outcome | None = None
+        for placed in list(self.round.placed_bets):
+            if placed.box in short:
+                outcome = self.apply(
+                    "withdraw",
+                    placed.player,
+                    {"box": placed.box, "bet": placed.bet},
+                    now=now,
+                    system=True,
+                )
+                events.extend(outcome.events)
+        assert outcome is not None
+        outcome.events = events
+        return outcome
 
     def _release_seats(self, now: float) -> None:
         for box, seat in list(self.seats.items()):
