@@ -443,17 +443,20 @@ class _UpCardAnalysis:
                 surrender = self._surrender_value(chance)
                 if surrender is not None:
                     options["surrender"] = surrender
+                rank_tens = first == second == TEN and rules.split_match is SplitMatch.RANK
                 if first == second and rules.max_split_hands >= 2:
                     split = self.split_value(first)
-                    if first == TEN and rules.split_match is SplitMatch.RANK:
+                    if rank_tens:
+                        # Only tens of one rank make a pair: the others play the hand's best
+                        # other option.  Written as the gain over that option, so that a split
+                        # worth no more than it ties it exactly rather than within an ulp.
+                        best_other = max(options.values())
                         same = _same_rank_tens(rules.decks)
-                        options["split"] = same * max(split, max(options.values())) + (
-                            1 - same
-                        ) * max(options.values())
+                        options["split"] = best_other + same * max(split - best_other, 0.0)
                     else:
                         options["split"] = float(split)
                 if self.chart is None:
-                    action = max(options, key=lambda name: options[name])
+                    action = _best_option(options)
                 else:
                     action = self.chart.choose(
                         self.up,
@@ -464,6 +467,12 @@ class _UpCardAnalysis:
                     )
                 ev = float(options[action])
                 stats = self._outcomes_of(action, node, first, chance)
+                if action == "split" and rank_tens:
+                    # Tens of two ranks cannot split: they play the best other option.
+                    others = {name: value for name, value in options.items() if name != "split"}
+                    other = self._outcomes_of(_best_option(others), node, first, chance)
+                    same = _same_rank_tens(rules.decks)
+                    stats = _mix(same, stats, other)
                 if rules.hole_card is HoleCard.PEEK:
                     ev -= chance
                     stats = (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
@@ -619,6 +628,41 @@ class _UpCardAnalysis:
         if peek:
             return -0.5 * (1.0 - chance)
         return -0.5 * (1.0 - chance) - chance
+
+
+#: How much more a split must be worth than the best other play to be chosen: values
+#: equal in exact arithmetic may differ by a few ulps in floating point, and such a tie
+#: must not split (the derived chart uses the same margin).
+SPLIT_MARGIN = 1e-12
+
+
+def _best_option(options: Mapping[str, float]) -> str:
+    """The best option; on a tie (within :data:`SPLIT_MARGIN`) a play other than the split.
+
+    >>> _best_option({"stand": 0.5, "split": 0.5 + 1e-16})
+    'stand'
+    >>> _best_option({"stand": 0.5, "split": 0.6})
+    'split'
+    """
+    others = [name for name in options if name != "split"]
+    best = max(others, key=lambda name: options[name])
+    if "split" in options and options["split"] > options[best] + SPLIT_MARGIN:
+        return "split"
+    return best
+
+
+def _mix(
+    share: float,
+    first: tuple[float, float, float, float],
+    second: tuple[float, float, float, float],
+) -> tuple[float, float, float, float]:
+    """``share`` of ``first`` and the rest of ``second``, item by item."""
+    return (
+        share * first[0] + (1 - share) * second[0],
+        share * first[1] + (1 - share) * second[1],
+        share * first[2] + (1 - share) * second[2],
+        share * first[3] + (1 - share) * second[3],
+    )
 
 
 def _same_rank_tens(decks: int) -> float:
