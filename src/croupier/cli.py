@@ -16,6 +16,7 @@ from croupier.cli_errors import UserError
 from croupier.cli_play import play
 from croupier.cli_rules import rules
 from croupier.cli_serve import ledger, serve
+from croupier.cli_simulate import simulate
 from croupier.cli_strategy import strategy
 from croupier.commands import command_schema
 from croupier.errors import CroupierError
@@ -79,6 +80,7 @@ cli.add_command(rules)
 cli.add_command(play)
 cli.add_command(strategy)
 cli.add_command(edge)
+cli.add_command(simulate)
 cli.add_command(serve)
 cli.add_command(ledger)
 

@@ -1,0 +1,967 @@
+"""The simulator's kernel: whole rounds of blackjack dealt and played in compiled code.
+
+Everything here is scalar Numba code over small integer arrays, written for speed
+and held to the engine by tests that deal the same cards through both
+(``tests/test_simulate_engine.py``).  The rules come in as an integer parameter array
+(:mod:`croupier.simulate.compile` builds it from a :class:`~croupier.rules.Rules`),
+the strategy as lookup tables, and money as exact integers: a bet is ``UNIT`` units,
+where ``UNIT`` is the smallest number that makes every payout of the rule set a whole
+number of units (2 for a 3:2 game, 10 for 6:5).
+
+A card is ``rank * 4 + suit``: ranks 0 (Ace) to 12 (King), suits 0 to 3 (spades,
+hearts, diamonds, clubs).  Cards are drawn from a shoe array by an incremental
+Fisher-Yates shuffle: each card dealt is picked uniformly from those not dealt yet
+with an exact integer generator (xoshiro256**, unbiased bounded integers by
+Lemire's rejection method), so only the cards actually dealt cost a random number.
+The generator's state and the shoe position live in local variables, passed into
+and out of each round by value.
+
+The tallies are int64 sums over one chunk of rounds (at most ``MAX_CHUNK`` rounds, so
+no sum can overflow); chunks are merged in Python integers.
+"""
+
+from __future__ import annotations
+
+# The kernel's scalars are NumPy integers to Numba and plain ints to its readers; mypy
+# sees NumPy's scalar types and would flag every mix of the two.
+# mypy: disable-error-code="arg-type,assignment,return-value,unused-ignore"
+import numba
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "ACTION_NAMES",
+    "MAX_CHUNK",
+    "OUTCOME_NAMES",
+    "P_SIZE",
+    "SIDE_OUTCOMES",
+    "TALLY_SIZE",
+    "run_chunk",
+]
+
+IntArray = npt.NDArray[np.int64]
+ByteArray = npt.NDArray[np.int8]
+UIntArray = npt.NDArray[np.uint64]
+
+#: The most rounds one kernel call may play: its int64 sums cannot overflow.
+MAX_CHUNK = 1 << 24
+
+# -- the parameter array
+P_DECKS = 0
+P_CUT = 1
+P_SHUFFLE_EVERY_ROUND = 2
+P_HITS_SOFT_17 = 3
+P_HOLE = 4  # 0 no hole card, 1 peek, 2 no peek
+P_HOLE_FIRST = 5
+P_DEALER_BLACKJACK_TAKES = 6  # 0 all, 1 original bet, 2 busted and initial bet
+P_BLACKJACK_PAYS = 7  # units won by a blackjack on a bet of UNIT units
+P_WIN_PAYS = 8  # units won by a winning hand on a bet of UNIT units
+P_BLACKJACK_AT_ONCE = 9
+P_DOUBLE_NINE_TO_ELEVEN = 10
+P_DOUBLE_AFTER_SPLIT = 11
+P_DOUBLE_ON_21 = 12
+P_SPLIT_BY_RANK = 13
+P_MAX_HANDS = 14
+P_RESPLIT_ACES = 15
+P_HIT_SPLIT_ACES = 16
+P_SURRENDER = 17  # 0 none, 1 late, 2 rws, 3 casino-to-go
+P_DRAW_TO_12 = 18
+P_UNIT = 19
+P_BOXES = 20
+P_INSURANCE = 21  # insurance offered
+P_INSURANCE_PAYS = 22  # units won by an insurance bet of UNIT units
+P_INSURANCE_WITH_BLACKJACK = 23
+P_DECISIONS = 24  # 0 the chart, 1 random legal decisions (tests)
+P_COUNT = 25  # 0 no count, 1 Hi-Lo with a bet spread
+P_SPREAD_LOW = 26
+P_SPREAD_HIGH = 27
+P_INDICES = 28
+P_SESSION = 29  # rounds in a session, for the session histogram
+P_HIST_BETS = 30  # the session histogram's half width, in initial bets
+P_SIZE = 31
+
+# -- the hand table: one row per hand, boxes * 4 rows
+H_HARD = 0
+H_ACE = 1
+H_CARDS = 2
+H_FIRST = 3
+H_SECOND = 4
+H_FROM_SPLIT = 5
+H_SPLIT_ACES = 6
+H_STAKE = 7
+H_FINISHED = 8
+H_SETTLED = 9
+H_NET = 10
+H_OUTCOME = 11
+H_SURRENDERED = 12
+H_DECISIONS = 13
+H_FIELDS = 14
+
+# -- actions, as bits of a legal mask in the engine's order
+A_HIT = 0
+A_STAND = 1
+A_DOUBLE = 2
+A_SPLIT = 3
+A_SURRENDER = 4
+#: The actions, by code.
+ACTION_NAMES = ("hit", "stand", "double", "split", "surrender")
+#: A decision log entry for the RWS surrender offer (its "legal mask").
+OFFER_MASK = 64
+
+# -- outcomes of a hand
+O_BLACKJACK = 0
+O_WIN = 1
+O_STAND_OFF = 2
+O_LOSE = 3
+O_BUST = 4
+O_SURRENDER = 5
+O_DEALER_BLACKJACK = 6
+#: A hand's outcomes, by code, named as the engine's settlement names them.
+OUTCOME_NAMES = ("blackjack", "win", "stand-off", "lose", "bust", "surrender", "dealer-blackjack")
+
+#: Each side bet's outcomes, by code, named as :class:`~croupier.sidebets.SideBetOutcome`;
+#: the last is the losing ``nothing`` (``thirteen`` for Under/Over 13).
+SIDE_OUTCOMES = (
+    ("pair", "nothing"),
+    ("under-13", "over-13", "thirteen"),
+    ("under-13", "over-13", "thirteen"),
+    ("perfect-pair", "coloured-pair", "mixed-pair", "nothing"),
+    ("suited-trips", "straight-flush", "three-of-a-kind", "straight", "flush", "nothing"),
+)
+
+# -- the tally
+T_ROUNDS = 0
+T_VOIDS = 1
+T_NET = 2  # the sum of every box's main net, in units
+T_ROUND_SQUARES = 3  # the sum over rounds of the square of the round's main net
+T_BOX_SQUARES = 4  # the sum over boxes and rounds of the square of a box's main net
+T_WAGERED = 5  # the sum of the initial bets, in units
+T_NET_BY_WAGER = 6  # the sum over rounds of the round's net times its initial bets
+T_WAGER_SQUARES = 7  # the sum over rounds of the square of the round's initial bets
+T_OUTCOMES = 8  # 7 outcome counts, one per hand
+T_DOUBLES = 15
+T_SPLITS = 16
+T_HANDS = 17
+T_INSURANCE_NET = 18
+T_INSURANCE_TAKEN = 19
+T_SIDE = 20  # per side bet: count, net, squares, wins, then 6 outcome counts
+SIDE_FIELDS = 10
+T_SIDE_COUNT = 0
+T_SIDE_NET = 1
+T_SIDE_SQUARES = 2
+T_SIDE_WINS = 3
+T_SIDE_OUTCOMES = 4
+TALLY_SIZE = T_SIDE + 5 * SIDE_FIELDS
+
+_U32 = np.uint64(0xFFFFFFFF)
+_TWO_32 = np.uint64(1 << 32)
+_ONE = np.uint64(1)
+# Hi-Lo tags by rank: 2-6 +1, 7-9 0, tens and Aces -1.
+_HI_LO = np.array([-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1], dtype=np.int64)
+# What each chart cell plays, in order of preference (``Play.resolve``), by cell code:
+# H, S, Dh, Ds, P, Rh, Rs, Rp; actions hit 0, stand 1, double 2, split 3, surrender 4.
+_WANT = np.array(
+    [
+        [0, -1, -1],
+        [1, 0, -1],
+        [2, 0, -1],
+        [2, 1, 0],
+        [3, 0, -1],
+        [4, 0, -1],
+        [4, 1, 0],
+        [4, 3, 0],
+    ],
+    dtype=np.int64,
+)
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _next(
+    s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """One step of xoshiro256**: the output and the new state."""
+    x = s1 * np.uint64(5)
+    result = ((x << np.uint64(7)) | (x >> np.uint64(57))) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+    return result, s0, s1, s2, s3
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _below(
+    bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
+) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """A uniform integer in ``[0, bound)`` (``bound`` < 2**32), exactly: Lemire's method on
+    32-bit draws, rejecting the few values that would bias it."""
+    s = np.uint64(bound)
+    x, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+    m = (x >> np.uint64(32)) * s
+    low = m & _U32
+    if low < s:
+        threshold = (_TWO_32 - s) % s
+        while low < threshold:
+            x, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+            m = (x >> np.uint64(32)) * s
+            low = m & _U32
+    return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _points(card: int) -> int:
+    rank = card >> 2
+    return rank + 1 if rank < 9 else 10
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _total(hard: int, ace: int) -> int:
+    return hard + 10 if ace and hard <= 11 else hard
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _resolve(play: int, legal: int) -> int:
+    """The action a chart cell plays among the legal ones (``Play.resolve``): its first
+    wanted action that is legal, else the first legal action."""
+    for k in range(3):
+        action = _WANT[play, k]
+        if action < 0:
+            break
+        if legal & (1 << action):
+            return np.int64(action)
+    for action in range(5):
+        if legal & (1 << action):
+            return np.int64(action)
+    return np.int64(A_STAND)
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _pair_by_rule(first: int, second: int, by_rank: int) -> bool:
+    if by_rank:
+        return (first >> 2) == (second >> 2)
+    return _points(first) == _points(second)
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _side_outcome(key: int, first: int, second: int, up: int) -> int:
+    """The outcome code of side bet ``key`` on the first two cards and the up card."""
+    r1 = first >> 2
+    r2 = second >> 2
+    if key == 0:
+        return 0 if r1 == r2 else 1
+    if key == 1 or key == 2:
+        points = _points(first) + _points(second)
+        if points < 13:
+            return 0
+        if points > 13:
+            return 1
+        return 2
+    u1 = first & 3
+    u2 = second & 3
+    if key == 3:
+        if r1 != r2:
+            return 3
+        if u1 == u2:
+            return 0
+        red1 = u1 == 1 or u1 == 2
+        red2 = u2 == 1 or u2 == 2
+        return 1 if red1 == red2 else 2
+    r3 = up >> 2
+    u3 = up & 3
+    one_suit = u1 == u2 and u2 == u3
+    if r1 == r2 and r2 == r3:
+        return 0 if one_suit else 2
+    low = min(r1, r2, r3)
+    high = max(r1, r2, r3)
+    middle = r1 + r2 + r3 - low - high
+    distinct = r1 != r2 and r2 != r3 and r1 != r3
+    straight = distinct and (
+        (high - low == 2 and middle == low + 1) or (low == 0 and middle == 11 and high == 12)
+    )
+    if straight:
+        return 1 if one_suit else 3
+    if one_suit:
+        return 4
+    return 5
+
+
+#: The columns of a recorded round (tests): status, the shoe position after it, each
+#: box's hand count, then each hand's net and outcome, then each side bet's net.
+R_STATUS = 0
+R_POSITION = 1
+R_COUNTS = 2
+R_NETS = R_COUNTS + 9
+R_OUTCOMES = R_NETS + 36
+R_SIDE = R_OUTCOMES + 36
+R_WIDTH = R_SIDE + 45
+
+
+@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+def run_chunk(
+    shoe: ByteArray,
+    fixed: bool,
+    p: IntArray,
+    first_play: IntArray,
+    drawn_stands: IntArray,
+    pair_play: IntArray,
+    index_plays: IntArray,
+    side_pays: IntArray,
+    side_stakes: IntArray,
+    rounds: int,
+    seed: UIntArray,
+    tally: IntArray,
+    hand_histogram: IntArray,
+    session_histogram: IntArray,
+    record: IntArray,
+    log: IntArray,
+) -> int:
+    """Play ``rounds`` rounds from ``shoe`` and add them to ``tally``; returns the shoe
+    position at the end.
+
+    Args:
+        shoe: the cards (``rank * 4 + suit``); shuffled as dealt unless ``fixed``.
+        fixed: deal ``shoe`` in the order given, never shuffling (tests).
+        p: the rules and settings (``P_*``).
+        first_play, drawn_stands, pair_play, index_plays: the strategy's tables.
+        side_pays: units won per unit of each side bet, by outcome (a loss is ``-UNIT``).
+        side_stakes: each box's stake on each side bet, in side-bet units (0: none).
+        rounds: how many rounds to play, at most ``MAX_CHUNK``.
+        seed: the generator's four words of state (not all zero).
+        tally: the sums (``T_*``), added to.
+        hand_histogram: counts of a box's net per initial bet, in units, offset by half
+            its length.
+        session_histogram: counts of a session's net in initial bets, offset likewise.
+        record: one row per round (``R_*``) when it has ``rounds`` rows (tests).
+        log: each decision's legal mask and action when ``log[0, 0] >= 0`` (tests).
+    """
+    n = shoe.shape[0]
+    boxes = p[P_BOXES]
+    unit = p[P_UNIT]
+    cut = p[P_CUT]
+    every = p[P_SHUFFLE_EVERY_ROUND]
+    counting = p[P_COUNT] == 1
+    low = p[P_SPREAD_LOW]
+    high = p[P_SPREAD_HIGH]
+    session = p[P_SESSION]
+    recording = record.shape[0] >= rounds and record.shape[0] > 0
+    hand_offset = hand_histogram.shape[0] // 2
+    session_offset = session_histogram.shape[0] // 2
+    s0 = seed[0]
+    s1 = seed[1]
+    s2 = seed[2]
+    s3 = seed[3]
+    hands = np.zeros((boxes * 4, H_FIELDS), dtype=np.int64)
+    counts = np.zeros(boxes, dtype=np.int64)
+    bets = np.full(boxes, unit, dtype=np.int64)
+    box_net = np.zeros(boxes, dtype=np.int64)
+    side_net = np.zeros((boxes, 5), dtype=np.int64)
+    side_outcomes = np.zeros((boxes, 5), dtype=np.int64)
+    pos = 0
+    running = 0
+    true_count = 0
+    session_net = 0
+    session_rounds = 0
+    for r in range(rounds):
+        if not fixed and (pos >= cut or (every and pos > 0)):
+            pos = 0
+            running = 0
+        multiple = 1
+        if counting:
+            left = n - pos
+            # The true count: the running count per deck left, rounded down.
+            true_count = (running * 52) // left if left > 0 else 0
+            multiple = min(max(true_count, low), high)
+            for b in range(boxes):
+                bets[b] = multiple * unit
+        start = pos
+        void = False
+        dealer_blackjack = False
+        final_total = 0
+        while True:  # one pass: a break leaves the round
+            n = shoe.shape[0]
+            boxes = p[P_BOXES]
+            unit = p[P_UNIT]
+            hole = p[P_HOLE]
+            random_decisions = p[P_DECISIONS] == 1
+            by_rank = p[P_SPLIT_BY_RANK]
+            max_hands = p[P_MAX_HANDS]
+            surrender_rule = p[P_SURRENDER]
+            draw_to_12 = p[P_DRAW_TO_12]
+            indices = p[P_INDICES] == 1
+            # -- the initial deal
+            if n - pos < 2 * boxes + (1 if hole == 0 else 2):
+                void = True
+                break
+            for b in range(boxes):
+                row = b * 4
+                if not fixed:
+                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                    card = shoe[pos + offset]
+                    shoe[pos + offset] = shoe[pos]
+                    shoe[pos] = card
+                card = np.int64(shoe[pos])
+                pos += 1
+                hands[row, H_FIRST] = card
+                counts[b] = 1
+                box_net[b] = 0
+            if not fixed:
+                offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                first_dealer = shoe[pos + offset]
+                shoe[pos + offset] = shoe[pos]
+                shoe[pos] = first_dealer
+            first_dealer = np.int64(shoe[pos])
+            pos += 1
+            for b in range(boxes):
+                row = b * 4
+                if not fixed:
+                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                    card = shoe[pos + offset]
+                    shoe[pos + offset] = shoe[pos]
+                    shoe[pos] = card
+                card = np.int64(shoe[pos])
+                pos += 1
+                one = hands[row, H_FIRST]
+                hands[row, H_SECOND] = card
+                hands[row, H_HARD] = _points(one) + _points(card)
+                hands[row, H_ACE] = 1 if (one >> 2) == 0 or (card >> 2) == 0 else 0
+                hands[row, H_CARDS] = 2
+                hands[row, H_FROM_SPLIT] = 0
+                hands[row, H_SPLIT_ACES] = 0
+                hands[row, H_STAKE] = bets[b]
+                hands[row, H_FINISHED] = 0
+                hands[row, H_SETTLED] = 0
+                hands[row, H_NET] = 0
+                hands[row, H_OUTCOME] = -1
+                hands[row, H_SURRENDERED] = 0
+                hands[row, H_DECISIONS] = 0
+            up = first_dealer
+            hole_card = -1
+            if hole != 0:
+                if not fixed:
+                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                    second_dealer = shoe[pos + offset]
+                    shoe[pos + offset] = shoe[pos]
+                    shoe[pos] = second_dealer
+                second_dealer = np.int64(shoe[pos])
+                pos += 1
+                if p[P_HOLE_FIRST]:
+                    up = second_dealer
+                    hole_card = first_dealer
+                else:
+                    hole_card = second_dealer
+            up_points = _points(up)
+            up_index = up_points - 1
+            up_ace = up_points == 1
+            up_blackjack = up_ace or up_points == 10
+            # -- interim settlement: side bets, blackjacks at once, offers, the peek
+            for b in range(boxes):
+                row = b * 4
+                for key in range(5):
+                    stake = side_stakes[b, key]
+                    if stake == 0:
+                        continue
+                    outcome = _side_outcome(key, hands[row, H_FIRST], hands[row, H_SECOND], up)
+                    side_net[b, key] = side_pays[key, outcome] * stake
+                    side_outcomes[b, key] = outcome
+            if p[P_BLACKJACK_AT_ONCE] and not up_blackjack:
+                for b in range(boxes):
+                    row = b * 4
+                    if hands[row, H_HARD] == 11 and hands[row, H_ACE]:
+                        hands[row, H_NET] = p[P_BLACKJACK_PAYS] * hands[row, H_STAKE] // unit
+                        hands[row, H_OUTCOME] = O_BLACKJACK
+                        hands[row, H_SETTLED] = 1
+                        hands[row, H_FINISHED] = 1
+            insured = 0
+            insurance_open = False
+            if up_ace and p[P_INSURANCE] and indices and true_count >= 3:
+                # Insurance (the first index play): half the initial bet on each box, never on a
+                # blackjack unless the table allows it.
+                for b in range(boxes):
+                    row = b * 4
+                    is_blackjack = hands[row, H_HARD] == 11 and hands[row, H_ACE]
+                    if not is_blackjack or p[P_INSURANCE_WITH_BLACKJACK]:
+                        insured |= 1 << b
+                        insurance_open = True
+            if surrender_rule == 2 and not up_ace:
+                for b in range(boxes):
+                    row = b * 4
+                    hard = hands[row, H_HARD]
+                    ace = hands[row, H_ACE]
+                    if hard == 11 and ace:
+                        continue
+                    one = hands[row, H_FIRST]
+                    two = hands[row, H_SECOND]
+                    if random_decisions:
+                        offset, s0, s1, s2, s3 = _below(2, s0, s1, s2, s3)
+                        accept = offset == 1
+                    else:
+                        legal = (1 << A_HIT) | (1 << A_STAND) | (1 << A_SURRENDER)
+                        total = _total(hard, ace)
+                        play = -1
+                        if max_hands >= 2 and _pair_by_rule(one, two, by_rank):
+                            legal |= 1 << A_SPLIT
+                            play = pair_play[_points(one) - 1, up_index]
+                            if play != 4 and play != 7:
+                                play = -1
+                        if play < 0:
+                            play = first_play[ace if hard <= 11 else 0, total, up_index]
+                        accept = _resolve(play, legal) == A_SURRENDER
+                    if 0 <= log[0, 0] < log.shape[0] - 1:
+                        entry = log[0, 0] + 1
+                        log[entry, 0] = OFFER_MASK
+                        log[entry, 1] = 1 if accept else 0
+                        log[0, 0] = entry
+                    if accept:
+                        hands[row, H_SURRENDERED] = 1
+                        hands[row, H_FINISHED] = 1
+                        hands[row, H_SETTLED] = 1
+                        stake = hands[row, H_STAKE]
+                        hands[row, H_NET] = stake // 2 - stake
+                        hands[row, H_OUTCOME] = O_SURRENDER
+            peeked = False
+            if hole == 1 and up_blackjack:
+                peeked = True
+                if _points(up) + _points(hole_card) == 11:
+                    # The peek finds a blackjack: straight to settlement.
+                    dealer_blackjack = True
+                    final_total = 21
+                    break
+                if insurance_open:
+                    for b in range(boxes):
+                        if insured & (1 << b):
+                            tally[T_INSURANCE_NET] -= bets[b] // 2
+                            box_net[b] -= bets[b] // 2
+                            tally[T_INSURANCE_TAKEN] += 1
+                    insured = 0
+                    insurance_open = False
+                for b in range(boxes):
+                    row = b * 4
+                    if hands[row, H_HARD] == 11 and hands[row, H_ACE] and not hands[row, H_SETTLED]:
+                        hands[row, H_NET] = p[P_BLACKJACK_PAYS] * hands[row, H_STAKE] // unit
+                        hands[row, H_OUTCOME] = O_BLACKJACK
+                        hands[row, H_SETTLED] = 1
+                        hands[row, H_FINISHED] = 1
+            # While the dealer may still turn out to hold a blackjack (no peek, an Ace or ten up).
+            blackjack_possible = up_blackjack and not peeked
+            holds_bust = p[P_DEALER_BLACKJACK_TAKES] == 1 and blackjack_possible
+            # -- the players' turns
+            for b in range(boxes):
+                h = 0
+                while h < counts[b]:
+                    row = b * 4 + h
+                    if hands[row, H_CARDS] == 1:
+                        # A split hand takes its second card when its turn comes.
+                        if pos >= n:
+                            void = True
+                            break
+                        if not fixed:
+                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                            card = shoe[pos + offset]
+                            shoe[pos + offset] = shoe[pos]
+                            shoe[pos] = card
+                        card = np.int64(shoe[pos])
+                        pos += 1
+                        hands[row, H_SECOND] = card
+                        hands[row, H_HARD] += _points(card)
+                        if (card >> 2) == 0:
+                            hands[row, H_ACE] = 1
+                        hands[row, H_CARDS] = 2
+                    if hands[row, H_FINISHED] or hands[row, H_SETTLED]:
+                        hands[row, H_FINISHED] = 1
+                        h += 1
+                        continue
+                    hard = hands[row, H_HARD]
+                    ace = hands[row, H_ACE]
+                    cards = hands[row, H_CARDS]
+                    from_split = hands[row, H_FROM_SPLIT]
+                    if cards == 2 and hard == 11 and ace and not from_split:
+                        hands[row, H_FINISHED] = 1
+                        h += 1
+                        continue
+                    total = _total(hard, ace)
+                    split_aces = hands[row, H_SPLIT_ACES]
+                    legal = 0
+                    if total < 21 and (not split_aces or p[P_HIT_SPLIT_ACES]):
+                        legal |= 1 << A_HIT
+                    if total >= 12 or not draw_to_12:
+                        legal |= 1 << A_STAND
+                    one = hands[row, H_FIRST]
+                    two = hands[row, H_SECOND]
+                    if cards == 2:
+                        if (
+                            not split_aces
+                            and (not from_split or p[P_DOUBLE_AFTER_SPLIT])
+                            and (not p[P_DOUBLE_NINE_TO_ELEVEN] or (total >= 9 and total <= 11))
+                            and (total != 21 or p[P_DOUBLE_ON_21])
+                        ):
+                            legal |= 1 << A_DOUBLE
+                        if (
+                            _pair_by_rule(one, two, by_rank)
+                            and counts[b] < max_hands
+                            and (not split_aces or p[P_RESPLIT_ACES])
+                        ):
+                            legal |= 1 << A_SPLIT
+                        if (
+                            (surrender_rule == 1 or surrender_rule == 3)
+                            and not from_split
+                            and counts[b] == 1
+                            and hands[row, H_DECISIONS] == 0
+                        ):
+                            legal |= 1 << A_SURRENDER
+                    if legal == (1 << A_STAND):
+                        hands[row, H_FINISHED] = 1
+                        h += 1
+                        continue
+                    soft = 1 if ace and hard <= 11 else 0
+                    offered = legal
+                    # -- the decision
+                    if random_decisions:
+                        choices = 0
+                        for action in range(5):
+                            if legal & (1 << action):
+                                choices += 1
+                        pick, s0, s1, s2, s3 = _below(choices, s0, s1, s2, s3)
+                        action = 0
+                        for candidate in range(5):
+                            if legal & (1 << candidate):
+                                if pick == 0:
+                                    action = candidate
+                                    break
+                                pick -= 1
+                    elif cards > 2:
+                        stands = drawn_stands[soft, total, up_index]
+                        if indices and soft == 0 and index_plays[0, total, up_index] != -99:
+                            stands = 1 if true_count >= index_plays[0, total, up_index] else 0
+                            if index_plays[1, total, up_index] == 0:
+                                stands = 1 - stands
+                        if stands and legal & (1 << A_STAND):
+                            action = A_STAND
+                        elif legal & (1 << A_HIT):
+                            action = A_HIT
+                        else:
+                            action = A_STAND
+                    else:
+                        play = -1
+                        pair_index = _points(one) - 1
+                        if from_split:
+                            if legal & (1 << A_SPLIT):
+                                cell = pair_play[pair_index, up_index]
+                                if cell == 4 or cell == 7:
+                                    play = 4
+                                if indices and index_plays[2, pair_index, up_index] != -99:
+                                    play = (
+                                        4
+                                        if true_count >= index_plays[2, pair_index, up_index]
+                                        else -1
+                                    )
+                            legal &= ~(1 << A_SPLIT)
+                            if play == 4:
+                                action = A_SPLIT
+                            else:
+                                play = -1
+                        elif legal & (1 << A_SPLIT) and _points(one) == _points(two):
+                            cell = pair_play[pair_index, up_index]
+                            if cell == 4 or cell == 7:
+                                play = cell
+                            if indices and index_plays[2, pair_index, up_index] != -99:
+                                play = (
+                                    4 if true_count >= index_plays[2, pair_index, up_index] else -1
+                                )
+                        if play < 0:
+                            play = first_play[soft, total, up_index]
+                            if indices and index_plays[3 + soft, total, up_index] != -99:
+                                if true_count >= index_plays[3 + soft, total, up_index]:
+                                    play = index_plays[5 + soft, total, up_index]
+                                elif index_plays[7 + soft, total, up_index] >= 0:
+                                    play = index_plays[7 + soft, total, up_index]
+                            action = _resolve(play, legal)
+                        elif not (from_split and play == 4):
+                            action = _resolve(play, legal)
+                    if 0 <= log[0, 0] < log.shape[0] - 1:
+                        entry = log[0, 0] + 1
+                        log[entry, 0] = offered
+                        log[entry, 1] = action
+                        log[0, 0] = entry
+                    hands[row, H_DECISIONS] += 1
+                    # -- the action
+                    if action == A_STAND:
+                        hands[row, H_FINISHED] = 1
+                        h += 1
+                    elif action in (A_HIT, A_DOUBLE):
+                        if action == A_DOUBLE:
+                            hands[row, H_STAKE] += bets[b]
+                        if pos >= n:
+                            void = True
+                            break
+                        if not fixed:
+                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                            card = shoe[pos + offset]
+                            shoe[pos + offset] = shoe[pos]
+                            shoe[pos] = card
+                        card = np.int64(shoe[pos])
+                        pos += 1
+                        hard += _points(card)
+                        hands[row, H_HARD] = hard
+                        if (card >> 2) == 0:
+                            hands[row, H_ACE] = 1
+                        hands[row, H_CARDS] = cards + 1
+                        if hard > 21:
+                            hands[row, H_FINISHED] = 1
+                            if not holds_bust:
+                                hands[row, H_SETTLED] = 1
+                                hands[row, H_NET] = -hands[row, H_STAKE]
+                                hands[row, H_OUTCOME] = O_BUST
+                            h += 1
+                        elif action == A_DOUBLE:
+                            hands[row, H_FINISHED] = 1
+                            h += 1
+                    elif action == A_SPLIT:
+                        aces = 1 if (one >> 2) == 0 else 0
+                        new = b * 4 + counts[b]
+                        counts[b] += 1
+                        hands[new, H_FIRST] = two
+                        hands[new, H_HARD] = _points(two)
+                        hands[new, H_ACE] = aces
+                        hands[new, H_CARDS] = 1
+                        hands[new, H_FROM_SPLIT] = 1
+                        hands[new, H_SPLIT_ACES] = aces
+                        hands[new, H_STAKE] = bets[b]
+                        hands[new, H_FINISHED] = 0
+                        hands[new, H_SETTLED] = 0
+                        hands[new, H_NET] = 0
+                        hands[new, H_OUTCOME] = -1
+                        hands[new, H_SURRENDERED] = 0
+                        hands[new, H_DECISIONS] = 0
+                        hands[row, H_HARD] = _points(one)
+                        hands[row, H_ACE] = aces
+                        hands[row, H_CARDS] = 1
+                        hands[row, H_FROM_SPLIT] = 1
+                        hands[row, H_SPLIT_ACES] = aces
+                    else:
+                        hands[row, H_SURRENDERED] = 1
+                        hands[row, H_FINISHED] = 1
+                        if not (surrender_rule == 3 and blackjack_possible):
+                            stake = hands[row, H_STAKE]
+                            hands[row, H_SETTLED] = 1
+                            hands[row, H_NET] = stake // 2 - stake
+                            hands[row, H_OUTCOME] = O_SURRENDER
+                        h += 1
+                if void:
+                    break
+            if void:
+                break
+            # -- the dealer's hand
+            dealer_hard = up_points
+            dealer_ace = up_ace
+            dealer_cards = 1
+            if hole != 0:
+                hole_points = _points(hole_card)
+                dealer_hard += hole_points
+                dealer_ace = dealer_ace or hole_points == 1
+                dealer_cards = 2
+            else:
+                open_bet = insurance_open
+                if not open_bet:
+                    for b in range(boxes):
+                        for h in range(counts[b]):
+                            if not hands[b * 4 + h, H_SETTLED]:
+                                open_bet = True
+                                break
+                        if open_bet:
+                            break
+                if open_bet:
+                    if pos >= n:
+                        void = True
+                        break
+                    if not fixed:
+                        offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                        card = shoe[pos + offset]
+                        shoe[pos + offset] = shoe[pos]
+                        shoe[pos] = card
+                    card = np.int64(shoe[pos])
+                    pos += 1
+                    card_points = _points(card)
+                    dealer_hard += card_points
+                    dealer_ace = dealer_ace or card_points == 1
+                    dealer_cards = 2
+            dealer_blackjack = dealer_cards == 2 and dealer_hard == 11 and dealer_ace
+            if dealer_cards > 1 and not dealer_blackjack:
+                live = False
+                for b in range(boxes):
+                    for h in range(counts[b]):
+                        row = b * 4 + h
+                        if (
+                            hands[row, H_SETTLED]
+                            or hands[row, H_HARD] > 21
+                            or hands[row, H_SURRENDERED]
+                            or (
+                                hands[row, H_CARDS] == 2
+                                and hands[row, H_HARD] == 11
+                                and hands[row, H_ACE]
+                                and not hands[row, H_FROM_SPLIT]
+                            )
+                        ):
+                            continue
+                        live = True
+                        break
+                    if live:
+                        break
+                if live:
+                    hits_soft_17 = p[P_HITS_SOFT_17]
+                    while True:
+                        dealer_total = _total(dealer_hard, dealer_ace)
+                        soft = dealer_ace and dealer_hard <= 11
+                        if dealer_total > 17 or (
+                            dealer_total == 17 and not (soft and hits_soft_17)
+                        ):
+                            break
+                        if pos >= n:
+                            void = True
+                            break
+                        if not fixed:
+                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
+                            card = shoe[pos + offset]
+                            shoe[pos + offset] = shoe[pos]
+                            shoe[pos] = card
+                        card = np.int64(shoe[pos])
+                        pos += 1
+                        card_points = _points(card)
+                        dealer_hard += card_points
+                        dealer_ace = dealer_ace or card_points == 1
+                    if void:
+                        break
+            final_total = _total(dealer_hard, dealer_ace)
+            break
+        if not void:
+            takes = p[P_DEALER_BLACKJACK_TAKES]
+            for b in range(boxes):
+                if insured & (1 << b):
+                    half = bets[b] // 2
+                    tally[T_INSURANCE_TAKEN] += 1
+                    gain = p[P_INSURANCE_PAYS] * half // unit if dealer_blackjack else -half
+                    tally[T_INSURANCE_NET] += gain
+                    box_net[b] += gain
+                cap = bets[b]
+                for h in range(counts[b]):
+                    row = b * 4 + h
+                    if not hands[row, H_SETTLED]:
+                        stake = hands[row, H_STAKE]
+                        hard = hands[row, H_HARD]
+                        ace = hands[row, H_ACE]
+                        blackjack = (
+                            hands[row, H_CARDS] == 2
+                            and hard == 11
+                            and ace
+                            and not hands[row, H_FROM_SPLIT]
+                        )
+                        if dealer_blackjack:
+                            outcome = O_DEALER_BLACKJACK
+                            if blackjack:
+                                net = 0
+                                outcome = O_STAND_OFF
+                            elif hands[row, H_SURRENDERED] or takes == 0:
+                                net = -stake
+                            else:
+                                loss = min(stake, cap)
+                                cap -= loss
+                                net = -loss
+                        elif hands[row, H_SURRENDERED]:
+                            net = stake // 2 - stake
+                            outcome = O_SURRENDER
+                        else:
+                            total = _total(hard, ace)
+                            if hard > 21:
+                                net = -stake
+                                outcome = O_BUST
+                            elif blackjack:
+                                net = p[P_BLACKJACK_PAYS] * stake // unit
+                                outcome = O_BLACKJACK
+                            elif final_total > 21 or total > final_total:
+                                net = p[P_WIN_PAYS] * stake // unit
+                                outcome = O_WIN
+                            elif total == final_total:
+                                net = 0
+                                outcome = O_STAND_OFF
+                            else:
+                                net = -stake
+                                outcome = O_LOSE
+                        hands[row, H_NET] = net
+                        hands[row, H_OUTCOME] = outcome
+                        hands[row, H_SETTLED] = 1
+                    box_net[b] += hands[row, H_NET]
+                    tally[T_OUTCOMES + hands[row, H_OUTCOME]] += 1
+                tally[T_HANDS] += counts[b]
+        status = 0 if void else 1
+        if counting:
+            for i in range(start, pos):
+                running += _HI_LO[shoe[i] >> 2]
+        tally[T_ROUNDS] += 1
+        if recording:
+            record[r, R_STATUS] = status
+            record[r, R_POSITION] = pos
+        if status == 0:
+            tally[T_VOIDS] += 1
+            pos = n  # the next round starts from a fresh shoe
+            continue
+        total = 0
+        wagered = 0
+        for b in range(boxes):
+            net = box_net[b]
+            total += net
+            wagered += bets[b]
+            tally[T_BOX_SQUARES] += net * net
+            tally[T_SPLITS] += counts[b] - 1
+            per_bet = net // multiple + hand_offset
+            if per_bet < 0:
+                per_bet = 0
+            elif per_bet >= hand_histogram.shape[0]:
+                per_bet = hand_histogram.shape[0] - 1
+            hand_histogram[per_bet] += 1
+            for h in range(counts[b]):
+                row = b * 4 + h
+                if hands[row, H_STAKE] > bets[b]:
+                    tally[T_DOUBLES] += 1
+                if recording:
+                    record[r, R_NETS + row] = hands[row, H_NET]
+                    record[r, R_OUTCOMES + row] = hands[row, H_OUTCOME]
+            if recording:
+                record[r, R_COUNTS + b] = counts[b]
+            for key in range(5):
+                stake = side_stakes[b, key]
+                if stake == 0:
+                    continue
+                base = T_SIDE + key * SIDE_FIELDS
+                side = side_net[b, key]
+                tally[base + T_SIDE_COUNT] += 1
+                tally[base + T_SIDE_NET] += side
+                tally[base + T_SIDE_SQUARES] += side * side
+                if side > 0:
+                    tally[base + T_SIDE_WINS] += 1
+                tally[base + T_SIDE_OUTCOMES + side_outcomes[b, key]] += 1
+                if recording:
+                    record[r, R_SIDE + b * 5 + key] = side
+        tally[T_NET] += total
+        tally[T_ROUND_SQUARES] += total * total
+        tally[T_WAGERED] += wagered
+        tally[T_NET_BY_WAGER] += total * wagered
+        tally[T_WAGER_SQUARES] += wagered * wagered
+        if session > 0:
+            session_net += total
+            session_rounds += 1
+            if session_rounds == session:
+                bucket = session_net // unit + session_offset
+                if bucket < 0:
+                    bucket = 0
+                elif bucket >= session_histogram.shape[0]:
+                    bucket = session_histogram.shape[0] - 1
+                session_histogram[bucket] += 1
+                session_net = 0
+                session_rounds = 0
+    seed[0] = s0
+    seed[1] = s1
+    seed[2] = s2
+    seed[3] = s3
+    return pos

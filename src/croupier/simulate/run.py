@@ -1,0 +1,458 @@
+"""A simulation run: reproducibly seeded chunks played on every core, exact tallies merged.
+
+A run of ``rounds`` rounds is cut into chunks of at most :data:`CHUNK_ROUNDS` rounds;
+chunk ``i`` is seeded with the ``i``-th child of ``numpy.random.SeedSequence(seed)``
+and starts from a freshly shuffled shoe.  The chunks depend on the seed and the
+number of rounds only, and their tallies are integers summed exactly, so the result
+is the same bit for bit whatever the number of workers and whatever order they
+finish in.
+
+>>> from croupier.presets import find_rules
+>>> result = simulate(find_rules("rws-v5"), rounds=2_000, seed=7)
+>>> result.rounds, result == simulate(find_rules("rws-v5"), rounds=2_000, seed=7)
+(2000, True)
+>>> -0.2 < result.mean < 0.2
+True
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from croupier.analysis.strategy import BasicStrategy, derive_strategy
+from croupier.errors import RulesError
+from croupier.rules import Rules, SideBet
+from croupier.simulate import kernel
+from croupier.simulate.compile import (
+    SIDE_BETS,
+    CompiledGame,
+    CompiledStrategy,
+    compile_game,
+    compile_strategy,
+)
+
+__all__ = ["CHUNK_ROUNDS", "Chunk", "SimulationResult", "chunks", "play_chunk", "simulate"]
+
+#: Rounds in one chunk: one seeded stream, one fresh shoe.
+CHUNK_ROUNDS = 1 << 20
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+#: Rounds in a session for the session histogram.
+SESSION_ROUNDS = 100
+#: Half width of the session histogram, in initial bets.
+SESSION_BETS = 100
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk of a run: its index, its rounds and its generator's four state words."""
+
+    index: int
+    rounds: int
+    state: tuple[int, int, int, int]
+
+
+def chunks(rounds: int, seed: int, chunk_rounds: int = CHUNK_ROUNDS) -> list[Chunk]:
+    """The run cut into seeded chunks.
+
+    >>> [chunk.rounds for chunk in chunks(5, seed=1, chunk_rounds=2)]
+    [2, 2, 1]
+    >>> chunks(5, seed=1, chunk_rounds=2)[0] == chunks(9, seed=1, chunk_rounds=2)[0]
+    True
+    """
+    if rounds < 1:
+        raise RulesError(f"rounds must be at least 1, not {rounds}")
+    sizes = [chunk_rounds] * (rounds // chunk_rounds)
+    if rounds % chunk_rounds:
+        sizes.append(rounds % chunk_rounds)
+    children = np.random.SeedSequence(seed).spawn(len(sizes))
+    out = []
+    for index, (size, child) in enumerate(zip(sizes, children, strict=True)):
+        words = child.generate_state(4, dtype=np.uint64)
+        out.append(Chunk(index, size, (int(words[0]), int(words[1]), int(words[2]), int(words[3]))))
+    return out
+
+
+@dataclass(frozen=True)
+class _Work:
+    game: CompiledGame
+    tables: CompiledStrategy
+
+
+def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray]:
+    """Play one chunk; returns its index, its tally and its two histograms."""
+    game = work.game
+    tables = work.tables
+    tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
+    hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
+    sessions = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
+    kernel.run_chunk(
+        game.shoe.copy(),
+        False,
+        game.params,
+        tables.first_play,
+        tables.drawn_stands,
+        tables.pair_play,
+        tables.index_plays,
+        game.side_pays,
+        game.side_stakes,
+        chunk.rounds,
+        np.array(chunk.state, dtype=np.uint64),
+        tally,
+        hands,
+        sessions,
+        np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
+        np.full((1, 2), -1, dtype=np.int64),
+    )
+    return chunk.index, tally, hands, sessions
+
+
+@dataclass(frozen=True)
+class SideBetResult:
+    """One side bet over the run, per unit staked."""
+
+    mean: float
+    ci95: tuple[float, float]
+    hits: int
+    placed: int
+    outcomes: dict[str, float]
+
+    def to_json(self) -> dict[str, object]:
+        """The side bet as JSON values."""
+        return {
+            "mean": self.mean,
+            "ci95": list(self.ci95),
+            "hits": self.hits,
+            "placed": self.placed,
+            "hit_rate": self.hits / self.placed if self.placed else 0.0,
+            "outcomes": self.outcomes,
+        }
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What a run found; every figure is per initial bet unless named otherwise.
+
+    Attributes:
+        tally: the exact integer sums (``kernel.T_*``), in units of ``1/unit`` bet.
+        hand_histogram: counts of a box's result per round, in units, centred.
+        session_histogram: counts of a session's result in initial bets, centred.
+    """
+
+    rules: Rules
+    rounds: int
+    boxes: int
+    seed: int
+    workers: int
+    unit: int
+    exact: float | None
+    seconds: float
+    interrupted: bool
+    side_bets: tuple[SideBet, ...]
+    spread: tuple[int, int] | None
+    tally: tuple[int, ...] = field(repr=False)
+    hand_histogram: tuple[int, ...] = field(repr=False)
+    session_histogram: tuple[int, ...] = field(repr=False)
+    running: tuple[tuple[int, float], ...] = field(repr=False, default=())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SimulationResult):
+            return NotImplemented
+        return (self.tally, self.hand_histogram, self.session_histogram) == (
+            other.tally,
+            other.hand_histogram,
+            other.session_histogram,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def played(self) -> int:
+        """Rounds played (fewer than asked when interrupted)."""
+        return self.tally[kernel.T_ROUNDS]
+
+    @property
+    def mean(self) -> float:
+        """The mean result per unit initial bet."""
+        wagered = self.tally[kernel.T_WAGERED]
+        return self.tally[kernel.T_NET] / wagered if wagered else 0.0
+
+    @property
+    def standard_error(self) -> float:
+        """The standard error of :attr:`mean`, from each round's result and bets.
+
+        Boxes sharing a shoe are not independent, so the round, not the box, is the
+        sample; with a bet spread the mean is a ratio and its error the ratio's.
+        """
+        t = self.tally
+        n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
+        wagered = t[kernel.T_WAGERED]
+        if n < 2 or wagered == 0:
+            return math.nan
+        m = t[kernel.T_NET] / wagered
+        residual = (
+            t[kernel.T_ROUND_SQUARES]
+            - 2 * m * t[kernel.T_NET_BY_WAGER]
+            + m * m * t[kernel.T_WAGER_SQUARES]
+        )
+        return math.sqrt(max(residual, 0.0) * n / (n - 1)) / wagered
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95% confidence interval of :attr:`mean`."""
+        half = Z95 * self.standard_error
+        return (self.mean - half, self.mean + half)
+
+    @property
+    def standard_deviation(self) -> float:
+        """The standard deviation of one box's result in one round, in initial bets
+        (minimum bets with a spread)."""
+        t = self.tally
+        boxes = (t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]) * self.boxes
+        if boxes < 2:
+            return math.nan
+        unit = self.unit
+        mean = t[kernel.T_NET] / unit / boxes
+        variance = (t[kernel.T_BOX_SQUARES] / (unit * unit) - boxes * mean * mean) / (boxes - 1)
+        return math.sqrt(max(variance, 0.0))
+
+    @property
+    def z(self) -> float | None:
+        """Standard errors between :attr:`mean` and the exact figure."""
+        if self.exact is None or not self.standard_error > 0:
+            return None
+        return (self.mean - self.exact) / self.standard_error
+
+    @property
+    def rounds_per_second(self) -> float:
+        """Rounds played per second of wall time."""
+        return self.played / self.seconds if self.seconds > 0 else 0.0
+
+    def outcomes(self) -> dict[str, float]:
+        """Each hand outcome's share of the hands played, and doubles, splits and
+        void rounds per round."""
+        t = self.tally
+        hands = t[kernel.T_HANDS] or 1
+        rounds = t[kernel.T_ROUNDS] or 1
+        shares = {
+            name: t[kernel.T_OUTCOMES + code] / hands
+            for code, name in enumerate(kernel.OUTCOME_NAMES)
+        }
+        shares["doubles_per_round"] = t[kernel.T_DOUBLES] / rounds
+        shares["splits_per_round"] = t[kernel.T_SPLITS] / rounds
+        shares["void_rounds"] = t[kernel.T_VOIDS] / rounds
+        return shares
+
+    def side_bet_results(self) -> dict[str, SideBetResult]:
+        """Each side bet played, per unit staked."""
+        out: dict[str, SideBetResult] = {}
+        unit = self.unit
+        for side_bet in self.side_bets:
+            key = SIDE_BETS.index(side_bet)
+            base = kernel.T_SIDE + key * kernel.SIDE_FIELDS
+            count = self.tally[base + kernel.T_SIDE_COUNT]
+            net = self.tally[base + kernel.T_SIDE_NET] / unit
+            squares = self.tally[base + kernel.T_SIDE_SQUARES] / (unit * unit)
+            mean = net / count if count else 0.0
+            variance = (squares - count * mean * mean) / (count - 1) if count > 1 else 0.0
+            half = Z95 * math.sqrt(max(variance, 0.0) / count) if count else 0.0
+            names = kernel.SIDE_OUTCOMES[key]
+            out[side_bet.value] = SideBetResult(
+                mean=mean,
+                ci95=(mean - half, mean + half),
+                hits=self.tally[base + kernel.T_SIDE_WINS],
+                placed=count,
+                outcomes={
+                    name: self.tally[base + kernel.T_SIDE_OUTCOMES + code] / (count or 1)
+                    for code, name in enumerate(names)
+                },
+            )
+        return out
+
+    def win_per_100_rounds(self) -> float:
+        """The mean result of 100 rounds, in minimum (initial) bets."""
+        played = self.tally[kernel.T_ROUNDS] or 1
+        return 100 * self.tally[kernel.T_NET] / self.unit / played
+
+    def risk_of_ruin(self, bankroll: float) -> float:
+        """The chance of ever losing ``bankroll`` minimum bets, playing on for ever at this
+        mean and variance per round (the diffusion estimate ``exp(-2 mu B / sigma^2)``)."""
+        t = self.tally
+        n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
+        if n < 2:
+            return math.nan
+        unit = self.unit
+        mu = t[kernel.T_NET] / unit / n
+        variance = (t[kernel.T_ROUND_SQUARES] / (unit * unit) - n * mu * mu) / (n - 1)
+        if mu <= 0:
+            return 1.0
+        return math.exp(-2 * mu * bankroll / variance) if variance > 0 else 0.0
+
+    def to_json(self, bankroll: float | None = None) -> dict[str, object]:
+        """Every figure as JSON values, in the documented schema."""
+        low, high = self.ci95
+        data: dict[str, object] = {
+            "rules": self.rules.name,
+            "rounds": self.played,
+            "boxes": self.boxes,
+            "mean": self.mean,
+            "ci95": [low, high],
+            "sd": self.standard_deviation,
+            "exact": self.exact,
+            "z": self.z,
+            "rounds_per_second": self.rounds_per_second,
+            "seconds": self.seconds,
+            "workers": self.workers,
+            "seed": self.seed,
+            "interrupted": self.interrupted,
+            "outcomes": self.outcomes(),
+            "side_bets": {key: value.to_json() for key, value in self.side_bet_results().items()},
+        }
+        if self.spread is not None:
+            counting: dict[str, object] = {
+                "spread": list(self.spread),
+                "win_per_100_rounds": self.win_per_100_rounds(),
+            }
+            if bankroll is not None:
+                counting["bankroll"] = bankroll
+                counting["risk_of_ruin"] = self.risk_of_ruin(bankroll)
+            data["counting"] = counting
+        return data
+
+
+Progress = Callable[[int], None]
+
+
+def simulate(
+    rules: Rules,
+    *,
+    rounds: int,
+    seed: int = 0,
+    boxes: int = 1,
+    side_bets: Sequence[SideBet] = (),
+    strategy: BasicStrategy | None = None,
+    spread: tuple[int, int] | None = None,
+    indices: bool = False,
+    workers: int = 1,
+    chunk_rounds: int = CHUNK_ROUNDS,
+    progress: Progress | None = None,
+    submit: Callable[[_Work, Chunk], Future[tuple[int, IntArray, IntArray, IntArray]]]
+    | None = None,
+) -> SimulationResult:
+    """Play ``rounds`` rounds of ``rules`` and tally them exactly.
+
+    Args:
+        rules: the rule set (its decks, cut card and every rule).
+        rounds: rounds to deal, at least 1.
+        seed: seeds every chunk.
+        boxes: boxes played, each with one initial bet, sharing one shoe.
+        side_bets: side bets placed on every box, one initial bet each.
+        strategy: the chart played; the derived basic strategy when omitted.
+        spread: a Hi-Lo bet spread ``(low, high)`` in initial bets, or ``None``.
+        indices: play the Illustrious 18 index plays (with a spread).
+        workers: processes playing chunks; 1 plays them here.
+        chunk_rounds: rounds per chunk.
+        progress: called with the rounds done after each chunk.
+        submit: plays a chunk elsewhere (a cluster); returns a future of
+            :func:`play_chunk`'s result.
+
+    A ``KeyboardInterrupt`` while chunks play stops the run; the chunks finished are
+    returned with ``interrupted`` set.
+    """
+    if workers < 1:
+        raise RulesError(f"workers must be at least 1, not {workers}")
+    chart = strategy if strategy is not None else derive_strategy(rules)
+    index_table = None
+    if indices:
+        from croupier.simulate.counting import illustrious_18
+
+        index_table = illustrious_18(chart)
+    game = compile_game(
+        rules,
+        boxes=boxes,
+        side_bets=side_bets,
+        spread=spread,
+        indices=indices,
+        session=SESSION_ROUNDS,
+        session_bets=SESSION_BETS,
+    )
+    work = _Work(game, compile_strategy(chart, index_table))
+    plan = chunks(rounds, seed, chunk_rounds)
+    exact = None
+    if strategy is None and spread is None:
+        exact = chart.evaluate().ev
+    tally = [0] * kernel.TALLY_SIZE
+    hands: IntArray = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
+    sessions: IntArray = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
+    running: list[tuple[int, float]] = []
+    done = 0
+    interrupted = False
+    start = time.perf_counter()
+    results: dict[int, tuple[IntArray, IntArray, IntArray]] = {}
+
+    def take(
+        index: int, chunk_tally: IntArray, chunk_hands: IntArray, chunk_sessions: IntArray
+    ) -> None:
+        nonlocal done
+        results[index] = (chunk_tally, chunk_hands, chunk_sessions)
+        done += plan[index].rounds
+        if progress is not None:
+            progress(done)
+
+    try:
+        if submit is not None:
+            futures = [submit(work, chunk) for chunk in plan]
+            for future in futures:
+                take(*future.result())
+        elif workers == 1 or len(plan) == 1:
+            for chunk in plan:
+                take(*play_chunk(work, chunk))
+        else:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                pending = [pool.submit(play_chunk, work, chunk) for chunk in plan]
+                try:
+                    for future in pending:
+                        take(*future.result())
+                except KeyboardInterrupt:
+                    for future in pending:
+                        future.cancel()
+                    raise
+    except KeyboardInterrupt:
+        interrupted = True
+    seconds = time.perf_counter() - start
+    for index in sorted(results):
+        chunk_tally, chunk_hands, chunk_sessions = results[index]
+        for k in range(kernel.TALLY_SIZE):
+            tally[k] += int(chunk_tally[k])
+        hands += chunk_hands
+        sessions += chunk_sessions
+        if tally[kernel.T_WAGERED]:
+            running.append((tally[kernel.T_ROUNDS], tally[kernel.T_NET] / tally[kernel.T_WAGERED]))
+    return SimulationResult(
+        rules=rules,
+        rounds=rounds,
+        boxes=boxes,
+        seed=seed,
+        workers=workers,
+        unit=game.unit,
+        exact=exact,
+        seconds=seconds,
+        interrupted=interrupted,
+        side_bets=tuple(side_bets),
+        spread=spread,
+        tally=tuple(tally),
+        hand_histogram=tuple(int(x) for x in hands),
+        session_histogram=tuple(int(x) for x in sessions),
+        running=tuple(running),
+    )
