@@ -55,11 +55,30 @@ def _connect(url: str | None) -> object:
     show_default=True,
     help='Chips a new account gets; "none" for a wallet funded elsewhere.',
 )
-def serve(url: str | None, host: str, port: int, tables_file: str | None, play_money: str) -> None:
+@click.option(
+    "--log",
+    "log_format",
+    type=click.Choice(["json", "text", "none"]),
+    default="json",
+    show_default=True,
+    help="The server's log on stderr: JSON lines (requests, commands, money movements), "
+    "plain text, or warnings only.",
+)
+def serve(
+    url: str | None,
+    host: str,
+    port: int,
+    tables_file: str | None,
+    play_money: str,
+    log_format: str,
+) -> None:
     """Run the live table server: accounts and wallet over HTTP, tables over WebSockets."""
+    import logging
+
     import uvicorn
 
     from croupier.server.app import Settings, create_app
+    from croupier.server.metrics import log_json_lines
     from croupier.server.ownership import TableOwned
     from croupier.server.tables import TablesFileError, default_tables, load_tables
 
@@ -81,6 +100,10 @@ def serve(url: str | None, host: str, port: int, tables_file: str | None, play_m
         app = create_app(Settings(url=url, tables=tables, play_money=chips))
     except TableOwned as error:
         raise UserError(str(error)) from None
+    if log_format == "json":
+        log_json_lines()
+    elif log_format == "text":
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     click.echo(f"croupier serving {len(tables)} tables on http://{host}:{port}", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=65536)
 

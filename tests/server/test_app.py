@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import time
 from collections.abc import Generator
@@ -530,3 +531,63 @@ def test_a_second_server_on_the_same_database_leaves_the_first_ones_round_alone(
     again = create_app(Settings(url=db_url, tables=(TableConfig(id="rws", preset="rws-v5"),)))
     with TestClient(again) as client:
         assert client.get("/api/tables/rws").json()["phase"] == "betting"
+
+
+def test_the_operator_sees_metrics_health_and_every_money_movement_logged(
+    db_url: str, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """/metrics in Prometheus' text format counts commands, rounds and requests; /health
+    reaches the database; each committed ledger transaction is one ``croupier.money``
+    record, and each command one ``croupier.commands`` record."""
+    caplog.set_level(logging.INFO, logger="croupier")
+    with server(db_url, clock, {"online": "9C QS 7D 5H 8C 9H"}) as client:
+        ann = sign_up(client, "ann")
+        seated = seat(client, "online", ann)
+        socket = next(seated)
+        socket.send_json(
+            {"type": "action", "op": "bet", "args": {"box": 1, "amount": "10"}, "key": "k1"}
+        )
+        receive_until(socket, "ack", key="k1")
+        socket.send_json({"type": "action", "op": "stand", "args": {}})
+        assert receive_until(socket, "error")["code"] == "illegal"  # still betting
+        clock.now += 6  # no more bets: the cards are dealt
+        state = receive_until(socket, "state")
+        while state["state"]["phase"] == "betting":
+            state = receive_until(socket, "state")
+        socket.send_json({"type": "action", "op": "stand", "args": {}, "key": "k2"})
+        receive_until(socket, "ack", key="k2")
+        assert receive_until(socket, "balance")["balance"] == "1010.00"
+        seated.close()
+
+        health = client.get("/health").json()
+        assert health["status"] == "ok" and health["database"] == "ok"
+        assert set(health["tables"]) == {"rws", "online"}
+        metrics = client.get("/metrics")
+        assert metrics.headers["content-type"].startswith("text/plain")
+        text = metrics.text
+        for line in (
+            'croupier_actions_total{op="bet",result="ok",table="online"} 1.0',
+            'croupier_actions_total{op="stand",result="illegal",table="online"} 1.0',
+            'croupier_actions_total{op="stand",result="ok",table="online"} 1.0',
+            'croupier_rounds_total{table="online"} 1.0',
+            'croupier_action_seconds_count{table="online"} 2.0',
+            'croupier_http_request_seconds_count{method="POST",route="/api/accounts",'
+            'status="201"} 1.0',
+        ):
+            assert line in text, line
+        assert 'croupier_table_lag_seconds{table="online"}' in text
+
+    money = [r for r in caplog.records if r.name == "croupier.money"]
+    # The welcome chips, the stake, the round's settlement: each once, after it committed.
+    assert [r.__dict__["kind"] for r in money] == ["grant", "stake", "settle"]
+    for record in money:
+        legs = record.__dict__["legs"]
+        assert sum(Decimal(amount) for amount in legs.values()) == 0  # double entry
+    commands = [r for r in caplog.records if r.name == "croupier.commands"]
+    played = [r for r in commands if r.__dict__["op"] != "auth"]
+    assert [(r.__dict__["op"], r.__dict__["result"]) for r in played] == [
+        ("bet", "ok"),
+        ("stand", "illegal"),
+        ("stand", "ok"),
+    ]
+    assert {r.__dict__["user"] for r in played} == {"ann"}

@@ -12,11 +12,12 @@ import json
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from typing import Annotated, Any
 
 import sqlalchemy as sa
@@ -28,6 +29,7 @@ from starlette.websockets import WebSocketDisconnected
 
 from croupier.errors import CroupierError
 from croupier.server import accounts, ledger, rounds_store
+from croupier.server.actor import TableActor
 from croupier.server.db import connect, migrate
 from croupier.server.errors import (
     AuthError,
@@ -38,6 +40,7 @@ from croupier.server.errors import (
     ServerError,
     SessionExpired,
 )
+from croupier.server.metrics import Metrics
 from croupier.server.ownership import Ownership
 from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,
@@ -68,6 +71,8 @@ from croupier.server.web import add_web_routes
 __all__ = ["Settings", "create_app"]
 
 _log = logging.getLogger("croupier.server")
+_access = logging.getLogger("croupier.access")
+_commands = logging.getLogger("croupier.commands")
 #: A round's id as the server makes them (uuid4, hex).
 _ROUND_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -83,7 +88,10 @@ class Settings:
     url: str | None = None
     tables: tuple[TableConfig, ...] = field(default_factory=default_tables)
     play_money: Decimal | None = Decimal("1000.00")
-    tick_seconds: float = 0.05
+    #: The longest a table sleeps before it reads the clock again.  ``None`` (a real
+    #: clock): exactly until its next deadline.  A test that moves its clock by hand
+    #: gives a small figure, since nothing else tells the table that time has passed.
+    tick_seconds: float | None = None
     clock: Callable[[], float] = time.time
     #: A table's first shoe in a known order, by table id (tests and audits).
     shoes: Mapping[str, ServerShoe] = field(default_factory=dict)
@@ -221,6 +229,10 @@ class Connection:
     dropped: str | None = None
     handler: asyncio.Task[Any] | None = None
     writer: asyncio.Task[None] | None = None
+    #: The last message's operation and result (``ok`` or an error code), for the
+    #: metrics and the log.
+    last_op: str = "unknown"
+    last_result: str = "ok"
 
     def push(self, text: str) -> None:
         """Queue ``text`` for the client, never waiting; a full outbox drops the client."""
@@ -254,11 +266,17 @@ class Connection:
 
 
 class Hub:
-    """The tables, their connections, and the clock that drives them."""
+    """The tables, their actors and their connections.
+
+    A table's runtime is touched only through its actor (:class:`TableActor`): commands,
+    seats, clocks and views in order, each off the event loop, each announced before
+    the next begins.  The database is reached from worker threads only.
+    """
 
     def __init__(self, engine: sa.Engine, settings: Settings) -> None:
         self.engine = engine
         self.settings = settings
+        self.metrics = Metrics()
         self._ids: dict[str, int] = {}
         self._limiters: dict[int, RateLimiter] = {}
         self.runtimes: dict[str, TableRuntime] = {}
@@ -268,6 +286,75 @@ class Hub:
                 config, engine, self.user_id, now=now, shoe=settings.shoes.get(config.id)
             )
         self.connections: dict[str, set[Connection]] = {table: set() for table in self.runtimes}
+        self.actors: dict[str, TableActor] = {
+            table: TableActor(
+                table,
+                runtime,
+                clock=self.now,
+                on_tick=self._announcer(table),
+                recheck_seconds=settings.tick_seconds,
+            )
+            for table, runtime in self.runtimes.items()
+        }
+        for table, actor in self.actors.items():
+            self.metrics.watch_table(
+                table,
+                connections=partial(self._count, table, signed_in=False),
+                players=partial(self._count, table, signed_in=True),
+                lag=partial(getattr, actor, "lag"),
+                queue=partial(getattr, actor, "waiting"),
+            )
+
+    def _count(self, table: str, *, signed_in: bool) -> float:
+        connections = list(self.connections[table])
+        if signed_in:
+            return float(len({c.user.id for c in connections if c.user is not None}))
+        return float(len(connections))
+
+    def _announcer(self, table: str) -> Callable[[Outcome], Awaitable[None]]:
+        async def announce(outcome: Outcome) -> None:
+            await self.announce(table, outcome, await self.balances(table, outcome))
+
+        return announce
+
+    async def balances(self, table: str, outcome: Outcome | None) -> dict[int, Decimal]:
+        """The balances to send after ``outcome``: everyone's at the table when a round
+        is over, nobody's otherwise (read in a worker thread)."""
+        if outcome is None or not outcome.over:
+            return {}
+        ids = {c.user.id for c in self.connections[table] if c.user is not None}
+        return await asyncio.to_thread(self.read_balances, ids)
+
+    def read_balances(self, ids: set[int]) -> dict[int, Decimal]:
+        """Balances of the users ``ids`` (blocking: call from a worker thread)."""
+        if not ids:
+            return {}
+        with self.engine.begin() as conn:
+            return {user: ledger.balance(conn, user) for user in ids}
+
+    async def announce(
+        self, table: str, outcome: Outcome | None, balances: Mapping[int, Decimal]
+    ) -> None:
+        """Broadcast ``outcome`` and send the ``balances`` to their owners at ``table``."""
+        if outcome is not None and outcome.over:
+            self.metrics.rounds.labels(table=table).inc()
+        await self.broadcast(table, outcome)
+        if not balances:
+            return
+        for connection in list(self.connections[table]):
+            user = connection.user
+            if user is not None and user.id in balances:
+                connection.push(json.dumps({"type": "balance", "balance": str(balances[user.id])}))
+
+    def start(self) -> None:
+        """Start every table's actor (on the running loop)."""
+        for actor in self.actors.values():
+            actor.start()
+
+    async def stop(self) -> None:
+        """Stop every table's actor."""
+        for actor in self.actors.values():
+            await actor.stop()
 
     def user_id(self, name: str) -> int:
         """A user's id from his name (cached)."""
@@ -337,26 +424,9 @@ class Hub:
     async def send_balance(self, connection: Connection) -> None:
         if connection.user is None:
             return
-        with self.engine.begin() as conn:
-            amount = ledger.balance(conn, connection.user.id)
-        await self.send(connection, {"type": "balance", "balance": str(amount)})
-
-    async def ticker(self) -> None:
-        """Run every table's clocks."""
-        while True:
-            await asyncio.sleep(self.settings.tick_seconds)
-            now = self.now()
-            for table, runtime in self.runtimes.items():
-                try:
-                    outcome = runtime.tick(now)
-                except Exception:  # one table's failure must not stop the others' clocks
-                    _log.exception("table %s: its clock failed; it retries", table)
-                    continue
-                if outcome is not None:
-                    await self.broadcast(table, outcome)
-                    if outcome.over:
-                        for connection in list(self.connections[table]):
-                            await self.send_balance(connection)
+        user = connection.user.id
+        amounts = await asyncio.to_thread(self.read_balances, {user})
+        await self.send(connection, {"type": "balance", "balance": str(amounts[user])})
 
 
 def _utc(now: float) -> datetime:
@@ -397,11 +467,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        task = asyncio.create_task(hub.ticker())
+        hub.start()
         try:
             yield
         finally:
-            task.cancel()
+            await hub.stop()
             ownership.release()
 
     app = FastAPI(
@@ -412,6 +482,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.hub = hub
+    ledger.log_movements(engine)
+
+    @app.middleware("http")
+    async def log_requests(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        started = time.perf_counter()
+        response = await call_next(request)
+        seconds = time.perf_counter() - started
+        route = request.scope.get("route")
+        path = getattr(route, "path", "unmatched")
+        hub.metrics.requests.labels(
+            method=request.method, route=path, status=str(response.status_code)
+        ).observe(seconds)
+        _access.info(
+            "%s %s %d",
+            request.method,
+            path,
+            response.status_code,
+            extra={
+                "method": request.method,
+                "path": request.url.path,
+                "route": path,
+                "status": response.status_code,
+                "ms": round(seconds * 1000, 3),
+                "client": request.client.host if request.client is not None else None,
+            },
+        )
+        return response
+
     add_web_routes(app, lambda table: hub.runtimes[table].preset if table in hub.runtimes else None)
 
     @app.exception_handler(HttpError)
@@ -437,10 +537,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             amount = ledger.balance(conn, user.id)
         return AccountOut(id=user.id, name=user.name, role=user.role, balance=str(amount))
 
-    @app.get("/health")
-    def health() -> dict[str, str]:
-        """The server is up."""
-        return {"status": "ok"}
+    @app.get("/health", responses={503: {"model": ErrorOut}})
+    def health() -> dict[str, Any]:
+        """The server is up, reaches its database, and each table's queue and lag."""
+        try:
+            with engine.connect() as conn:
+                conn.execute(sa.text("SELECT 1"))
+        except sa.exc.SQLAlchemyError as problem:
+            raise HttpError(
+                503, "database_unreachable", f"the database does not answer: {problem}"
+            ) from None
+        return {
+            "status": "ok",
+            "database": "ok",
+            "tables": {
+                table: {"queue": actor.waiting, "lag_seconds": round(actor.lag, 6)}
+                for table, actor in hub.actors.items()
+            },
+        }
+
+    @app.get("/metrics", response_class=Response)
+    def metrics() -> Response:
+        """The server's metrics in Prometheus' text format."""
+        body, content_type = hub.metrics.render()
+        return Response(content=body, media_type=content_type)
 
     @app.post(
         "/api/accounts",
@@ -524,20 +644,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ]
 
     @app.get("/api/tables")
-    def tables() -> list[TableOut]:
+    async def tables() -> list[TableOut]:
         """The tables: rulebook, limits, side bets, seats and players."""
-        return [
-            TableOut(**table_summary(runtime, len(hub.connections[table])))
-            for table, runtime in hub.runtimes.items()
-        ]
+        summaries = []
+        for table, runtime in hub.runtimes.items():
+            watching = len(hub.connections[table])
+            summary = await hub.actors[table].call(partial(table_summary, runtime, watching))
+            summaries.append(TableOut(**summary))
+        return summaries
 
     @app.get("/api/tables/{table}", responses={404: {"model": ErrorOut}})
-    def table_state(table: str) -> dict[str, Any]:
+    async def table_state(table: str) -> dict[str, Any]:
         """A table as a watcher sees it."""
         runtime = hub.runtimes.get(table)
         if runtime is None:
             raise HttpError(404, "no_table", f"no table {table!r}")
-        return runtime.view(None)
+        return await hub.actors[table].call(lambda: runtime.view(None))
 
     @app.get("/api/rounds", responses=_ERRORS)
     def my_rounds(
@@ -586,14 +708,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
             await socket.close(code=4404)
             return
+        actor = hub.actors[table]
         connection = Connection(socket, table, handler=asyncio.current_task())
         connection.writer = asyncio.create_task(connection.write())
         hub.connections[table].add(connection)
         try:
-            await hub.send(
-                connection,
-                {"type": "welcome", "table": table, "you": None, "state": runtime.view(None)},
-            )
+            view = await actor.call(lambda: runtime.view(None))
+            welcome = {"type": "welcome", "table": table, "you": None, "state": view}
+            await hub.send(connection, welcome)
             while True:
                 frame = await socket.receive()
                 if frame["type"] == "websocket.disconnect":
@@ -604,7 +726,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         connection, "malformed", "binary frames are not taken: send JSON text"
                     )
                     continue
-                await handle(connection, runtime, text)
+                started = time.perf_counter()
+                connection.last_op, connection.last_result = "unknown", "ok"
+                await handle(connection, runtime, actor, text)
+                record(connection, time.perf_counter() - started)
         except (WebSocketDisconnect, WebSocketDisconnected):
             pass
         except asyncio.CancelledError:
@@ -622,17 +747,46 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 other.user is not None and other.user.id == user.id
                 for other in hub.connections[table]
             ):
-                runtime.disconnected(user.name, hub.now())
+                name, now = user.name, hub.now()
+                actor.post(lambda: runtime.disconnected(name, now))
+
+    def record(connection: Connection, seconds: float) -> None:
+        """Count and log one message at a table."""
+        table, op, result = connection.table, connection.last_op, connection.last_result
+        hub.metrics.actions.labels(table=table, op=op, result=result).inc()
+        if result == "ok" and op not in ("ping", "auth", "unknown"):
+            hub.metrics.action_seconds.labels(table=table).observe(seconds)
+        _commands.info(
+            "%s %s %s",
+            table,
+            op,
+            result,
+            extra={
+                "table": table,
+                "user": connection.user.name if connection.user is not None else None,
+                "op": op,
+                "result": result,
+                "ms": round(seconds * 1000, 3),
+            },
+        )
 
     async def error(
         connection: Connection, code: str, message: str, key: str | None = None
     ) -> None:
+        connection.last_result = code
         body: dict[str, Any] = {"type": "error", "code": code, "message": message}
         if key is not None:
             body["key"] = key
         await hub.send(connection, body)
 
-    async def handle(connection: Connection, runtime: TableRuntime, text: str) -> None:
+    def authenticate(token: str, now: float) -> accounts.User:
+        """The token's user, the session marked as used (blocking: a worker thread)."""
+        with engine.begin() as conn:
+            return accounts.authenticate(conn, token, now=_utc(now))
+
+    async def handle(
+        connection: Connection, runtime: TableRuntime, actor: TableActor, text: str
+    ) -> None:
         now = hub.now()
         limiter = hub.limiter(connection)
         if not limiter.allow(now):
@@ -650,29 +804,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except ProtocolError as problem:
             await error(connection, problem.code, str(problem))
             return
+        connection.last_op = message.op if isinstance(message, Action) else message.type
         if isinstance(message, Ping):
             await hub.send(connection, {"type": "pong"})
             return
         if isinstance(message, Auth):
             try:
-                with engine.begin() as conn:
-                    signed = accounts.authenticate(conn, message.token, now=_utc(now))
+                signed = await asyncio.to_thread(authenticate, message.token, now)
             except SessionExpired as problem:
                 await error(connection, "session_expired", str(problem))
                 return
             connection.user = signed
             connection.token = message.token
             hub._ids[signed.name] = signed.id
-            runtime.reconnected(signed.name)
             dealer = signed.role in ("dealer", "admin")
+
+            def welcome() -> dict[str, Any]:
+                runtime.reconnected(signed.name)
+                return runtime.view(signed.name, dealer=dealer)
+
+            view = await actor.call(welcome)
             await hub.send(
                 connection,
-                {
-                    "type": "welcome",
-                    "table": runtime.config.id,
-                    "you": signed.name,
-                    "state": runtime.view(signed.name, dealer=dealer),
-                },
+                {"type": "welcome", "table": runtime.config.id, "you": signed.name, "state": view},
             )
             await hub.send_balance(connection)
             return
@@ -683,21 +837,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Every command is held to a live session: a logout or an expiry elsewhere ends
         # this socket's rights too.  Checking also marks the session as used now.
         try:
-            with engine.begin() as conn:
-                accounts.authenticate(conn, connection.token, now=_utc(now))
+            await asyncio.to_thread(authenticate, connection.token, now)
         except SessionExpired as problem:
             connection.user = None
             connection.token = None
             await error(connection, "session_expired", str(problem), message_key(message))
             return
+        table = runtime.config.id
+
+        async def seats_changed(_: None) -> None:
+            await hub.broadcast(table, None)
+
         try:
             if isinstance(message, TakeBox):
-                runtime.take_box(user.name, message.box)
-                await hub.broadcast(runtime.config.id, None)
+                box = message.box
+                await actor.call(lambda: runtime.take_box(user.name, box), seats_changed)
                 return
             if isinstance(message, LeaveBox):
-                runtime.leave_box(user.name, message.box)
-                await hub.broadcast(runtime.config.id, None)
+                box = message.box
+                await actor.call(lambda: runtime.leave_box(user.name, box), seats_changed)
                 return
             assert isinstance(message, Action)
             op = message.op
@@ -709,7 +867,43 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 player = user.name
             else:
                 raise ActionRefused(f"{op}: only the table does that", code="forbidden")
-            outcome = runtime.apply(op, player, message.args, now=now, key=message.key)
+            args, key = message.args, message.key
+            # Whose balances go out if the round ends, read here on the loop that owns
+            # the connections; the worker thread only reads the ledger.
+            present = {c.user.id for c in hub.connections[table] if c.user is not None}
+
+            def apply() -> tuple[Outcome, dict[int, Decimal]]:
+                outcome = runtime.apply(op, player, args, now=now, key=key)
+                if outcome.retried:
+                    return outcome, {}
+                # The balances to send, read in this same worker thread: everyone's at
+                # the table when the round is over, the acting player's otherwise.
+                ids = {user.id}
+                if outcome.over:
+                    ids |= present
+                return outcome, hub.read_balances(ids)
+
+            async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:
+                outcome, balances = result
+                if outcome.retried:
+                    return
+                # The ack goes first: the player hears his command was taken, then what
+                # it did, before anything else happens at the table.
+                hub_ack(outcome)
+                await hub.announce(table, outcome, balances)
+
+            def hub_ack(outcome: Outcome) -> None:
+                ack: dict[str, Any] = {
+                    "type": "ack",
+                    "op": op,
+                    "seq": outcome.seq,
+                    "retried": outcome.retried,
+                }
+                if key is not None:
+                    ack["key"] = key
+                connection.push(json.dumps(ack))
+
+            outcome, _ = await actor.call(apply, announce)
         except ActionRefused as problem:
             await error(connection, problem.code, str(problem), message_key(message))
             return
@@ -719,22 +913,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except (CroupierError, ServerError) as problem:
             await error(connection, "illegal", str(problem), message_key(message))
             return
-        ack: dict[str, Any] = {
-            "type": "ack",
-            "op": op,
-            "seq": outcome.seq,
-            "retried": outcome.retried,
-        }
-        if message.key is not None:
-            ack["key"] = message.key
-        await hub.send(connection, ack)
-        if not outcome.retried:
-            await hub.broadcast(runtime.config.id, outcome)
-            if outcome.over:
-                for other in list(hub.connections[runtime.config.id]):
-                    await hub.send_balance(other)
-            else:
-                await hub.send_balance(connection)
+        if outcome.retried:
+            hub_ack(outcome)
 
     def message_key(message: object) -> str | None:
         return message.key if isinstance(message, Action) else None

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -303,6 +304,16 @@ def _record(
             .where(accounts.c.id == account)
             .values(balance=accounts.c.balance + amount)
         )
+    _note_movement(
+        conn,
+        {
+            "transaction": transaction_id,
+            "kind": kind,
+            "round": round_id,
+            "memo": memo,
+            "legs": {str(account): str(from_units(amount)) for account, amount in moves},
+        },
+    )
     return transaction_id
 
 
@@ -702,3 +713,42 @@ def check(conn: sqlalchemy.Connection) -> list[str]:
     ).all():
         problems.append(f"account {account_id} of round {owner!r} has legs but no round record")
     return problems
+
+
+# -- the money log ------------------------------------------------------------------------------
+
+_money = logging.getLogger("croupier.money")
+#: Where a connection keeps the movements of its open transaction until it commits.
+_PENDING = "croupier.movements"
+
+
+def log_movements(engine: sqlalchemy.Engine) -> None:
+    """Log every money movement on ``engine`` once its transaction has committed.
+
+    One record per ledger transaction, on the ``croupier.money`` logger: its id, kind,
+    round, memo and the amount each account moved (exact, as text).  Movements of a
+    transaction that rolls back are never logged.
+    """
+    if sqlalchemy.event.contains(engine, "commit", _emit_movements):
+        return
+    sqlalchemy.event.listen(engine, "commit", _emit_movements)
+    sqlalchemy.event.listen(engine, "rollback", _drop_movements)
+
+
+def _note_movement(conn: sqlalchemy.Connection, movement: dict[str, object]) -> None:
+    conn.info.setdefault(_PENDING, []).append(movement)
+
+
+def _emit_movements(conn: sqlalchemy.Connection) -> None:
+    for movement in conn.info.pop(_PENDING, ()):
+        _money.info(
+            "%s transaction %s: %s",
+            movement["kind"],
+            movement["transaction"],
+            movement["memo"],
+            extra=movement,
+        )
+
+
+def _drop_movements(conn: sqlalchemy.Connection) -> None:
+    conn.info.pop(_PENDING, None)

@@ -1,0 +1,236 @@
+"""One actor per table: its commands, clocks and broadcasts, one at a time and in order.
+
+A table's state is touched only by its actor.  Each piece of work (a player's command,
+a seat taken, a clock running out, a view asked for) waits in the actor's queue; the
+actor runs it in a worker thread, so the database writes it makes never block the event
+loop, and then, back on the loop and before the next piece of work starts, hands the
+result to whatever announces it (the broadcast).  Nothing else reads or writes the table
+meanwhile, so no view is ever built from a half-applied command.
+
+The actor sleeps until the table's next deadline (a betting countdown, a decision timer)
+or until work arrives, whichever is first: there is no polling loop.  A clock that a test
+moves by hand cannot wake anyone, so such tests give ``recheck_seconds``: the longest the
+actor sleeps before it reads the clock again.
+
+>>> import asyncio
+>>> class Quiet:  # a table with no deadline
+...     deadline = None
+...     def tick(self, now: float) -> None: ...
+>>> async def demo() -> list[int]:
+...     actor = TableActor("demo", Quiet(), clock=lambda: 0.0)
+...     actor.start()
+...     seen = [await actor.call(lambda: 1 + 1), await actor.call(lambda: 3)]
+...     await actor.stop()
+...     return seen
+>>> asyncio.run(demo())
+[2, 3]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+__all__ = ["RETRY_SECONDS", "TableActor"]
+
+_log = logging.getLogger("croupier.server")
+
+R = TypeVar("R")
+
+#: Seconds before a clock whose work failed (a database error) is tried again.
+RETRY_SECONDS = 0.5
+
+
+class _Deadline(Protocol):
+    @property
+    def at(self) -> float: ...
+
+
+class _Table(Protocol):
+    @property
+    def deadline(self) -> _Deadline | None: ...
+
+    def tick(self, now: float) -> Any: ...
+
+
+@dataclass
+class _Work:
+    run: Callable[[], Any]
+    then: Callable[[Any], Awaitable[None]] | None
+    done: asyncio.Future[Any] | None
+    #: When it was queued (the loop's monotonic clock).
+    queued: float
+
+
+class TableActor:
+    """The one task that applies a table's work in order (see the module's text).
+
+    Args:
+        name: the table's id, for the log.
+        table: the table's runtime: its ``deadline`` and ``tick(now)``.
+        clock: the time in seconds, in the deadlines' terms.
+        on_tick: what announces a clock's outcome (run on the loop, before the next work).
+        recheck_seconds: the longest the actor sleeps before reading the clock again
+            (``None``: exactly until the next deadline).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        table: _Table,
+        *,
+        clock: Callable[[], float],
+        on_tick: Callable[[Any], Awaitable[None]] | None = None,
+        recheck_seconds: float | None = None,
+    ) -> None:
+        self.name = name
+        self.table = table
+        self.clock = clock
+        self.on_tick = on_tick
+        self.recheck_seconds = recheck_seconds
+        self._work: deque[_Work] = deque()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._retry_at: float | None = None
+        #: Seconds the last piece of work waited in the queue (the table's lag).
+        self.lag = 0.0
+
+    # -- asking ----------------------------------------------------------------------------------
+
+    async def call(
+        self,
+        run: Callable[[], R],
+        then: Callable[[R], Awaitable[None]] | None = None,
+    ) -> R:
+        """Run ``run`` in turn (in a worker thread), then ``then`` with its result on the loop.
+
+        Returns what ``run`` returned, or raises what it raised (``then`` is skipped).
+        """
+        loop = self._running()
+        done: asyncio.Future[Any] = loop.create_future()
+        self._work.append(_Work(run, then, done, loop.time()))
+        self._wake.set()
+        result: R = await done
+        return result
+
+    def post(
+        self, run: Callable[[], Any], then: Callable[[Any], Awaitable[None]] | None = None
+    ) -> None:
+        """Queue ``run`` in turn without waiting for it (its failure is logged)."""
+        self._work.append(_Work(run, then, None, self._running().time()))
+        self._wake.set()
+
+    @property
+    def waiting(self) -> int:
+        """Pieces of work in the queue."""
+        return len(self._work)
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the actor's task on the running loop."""
+        self._running()
+
+    def _running(self) -> asyncio.AbstractEventLoop:
+        """The running loop, with the actor's task started on it.
+
+        A server started without its lifespan (some ASGI test clients call the app
+        that way, each request on a loop of its own) still gets its work done: the
+        actor follows the loop its callers are on.
+        """
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._task is None or self._task.done():
+            self._loop = loop
+            self._wake = asyncio.Event()
+            self._task = loop.create_task(self._run(), name=f"table {self.name}")
+        return loop
+
+    async def stop(self) -> None:
+        """Stop after the work in hand; queued callers get ``CancelledError``."""
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+        self._loop = None
+        while self._work:
+            work = self._work.popleft()
+            if work.done is not None and not work.done.done():
+                work.done.cancel()
+
+    async def _run(self) -> None:
+        while True:
+            while self._work:
+                await self._do(self._work.popleft())
+            await self._clock()
+            if self._work:
+                continue
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._sleep())
+
+    def _sleep(self) -> float | None:
+        """Seconds until the next thing the clock must do (None: nothing is due)."""
+        due: float | None = None
+        if self._retry_at is not None:
+            due = self._retry_at - asyncio.get_running_loop().time()
+        else:
+            deadline = self.table.deadline
+            if deadline is not None:
+                due = deadline.at - self.clock()
+        if due is not None:
+            due = max(due, 0.0)
+        if self.recheck_seconds is not None:
+            due = self.recheck_seconds if due is None else min(due, self.recheck_seconds)
+        return due
+
+    async def _do(self, work: _Work) -> None:
+        if work.done is not None and work.done.done():  # its caller went away
+            return
+        self.lag = asyncio.get_running_loop().time() - work.queued
+        try:
+            result = await asyncio.to_thread(work.run)
+        except Exception as error:
+            if work.done is not None:
+                if not work.done.done():
+                    work.done.set_exception(error)
+            else:
+                _log.exception("table %s: queued work failed", self.name)
+            return
+        try:
+            if work.then is not None:
+                await work.then(result)
+        except Exception:
+            _log.exception("table %s: announcing a result failed", self.name)
+        if work.done is not None and not work.done.done():
+            work.done.set_result(result)
+
+    async def _clock(self) -> None:
+        """Run the table's clock if a deadline has passed."""
+        loop = asyncio.get_running_loop()
+        if self._retry_at is not None and loop.time() < self._retry_at:
+            return
+        now = self.clock()
+        deadline = self.table.deadline
+        if deadline is None or now < deadline.at:
+            self._retry_at = None
+            return
+        try:
+            outcome = await asyncio.to_thread(self.table.tick, now)
+        except Exception:  # logged and retried; the other tables run on regardless
+            _log.exception("table %s: its clock failed; it retries", self.name)
+            self._retry_at = loop.time() + RETRY_SECONDS
+            return
+        self._retry_at = None
+        if outcome is not None and self.on_tick is not None:
+            try:
+                await self.on_tick(outcome)
+            except Exception:
+                _log.exception("table %s: announcing a clock's outcome failed", self.name)

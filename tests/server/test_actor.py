@@ -1,0 +1,176 @@
+"""One actor per table: work in order, off the event loop, clocks by deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import partial
+
+import pytest
+
+from croupier.server.actor import TableActor
+
+
+@dataclass
+class Deadline:
+    at: float
+
+
+@dataclass
+class FakeTable:
+    """A table whose clock records its ticks; ``fail`` ticks raise first."""
+
+    deadline: Deadline | None = None
+    fail: int = 0
+    ticks: list[float] = field(default_factory=list)
+
+    def tick(self, now: float) -> str | None:
+        if self.deadline is None or now < self.deadline.at:
+            return None
+        if self.fail:
+            self.fail -= 1
+            raise RuntimeError("the database went away")
+        self.ticks.append(now)
+        self.deadline = None
+        return "ticked"
+
+
+def test_work_runs_in_order_each_announced_before_the_next_begins() -> None:
+    log: list[str] = []
+
+    async def scenario() -> None:
+        actor = TableActor("t", FakeTable(), clock=time.time)
+        actor.start()
+
+        def work(name: str) -> str:
+            log.append(f"run {name}")
+            return name
+
+        async def announce(name: str) -> None:
+            await asyncio.sleep(0)  # a yield to the loop: the next work still waits
+            log.append(f"announce {name}")
+
+        results = await asyncio.gather(
+            *(actor.call(partial(work, n), announce) for n in ("a", "b", "c"))
+        )
+        await actor.stop()
+        assert results == ["a", "b", "c"]
+
+    asyncio.run(scenario())
+    assert log == ["run a", "announce a", "run b", "announce b", "run c", "announce c"]
+
+
+def test_a_slow_write_at_one_table_blocks_neither_the_loop_nor_another_table() -> None:
+    """The work runs in a worker thread: while one table waits on its database, the
+    event loop answers and another table's work completes."""
+    release = threading.Event()
+    finished: list[str] = []
+
+    async def scenario() -> None:
+        slow = TableActor("slow", FakeTable(), clock=time.time)
+        quick = TableActor("quick", FakeTable(), clock=time.time)
+        slow.start()
+        quick.start()
+
+        def stuck() -> str:
+            assert release.wait(30), "never released"
+            return "slow"
+
+        slow_call = asyncio.ensure_future(slow.call(stuck))
+        await asyncio.sleep(0)
+        finished.append(await quick.call(lambda: "quick"))
+        release.set()
+        finished.append(await slow_call)
+        await slow.stop()
+        await quick.stop()
+
+    asyncio.run(scenario())
+    assert finished == ["quick", "slow"]
+
+
+def test_a_refused_command_reaches_its_caller_and_the_actor_runs_on() -> None:
+    async def scenario() -> str:
+        actor = TableActor("t", FakeTable(), clock=time.time)
+        actor.start()
+
+        def refuse() -> None:
+            raise ValueError("cannot stand: not your turn")
+
+        with pytest.raises(ValueError, match="not your turn"):
+            await actor.call(refuse)
+        result = await actor.call(lambda: "next")
+        await actor.stop()
+        return result
+
+    assert asyncio.run(scenario()) == "next"
+
+
+def test_the_clock_fires_at_the_deadline_without_any_polling_setting() -> None:
+    """With a real clock and no recheck interval the actor sleeps exactly until the
+    table's deadline and runs its clock then; the outcome is announced."""
+    announced: list[str] = []
+
+    async def scenario() -> FakeTable:
+        table = FakeTable(Deadline(time.time() + 0.05))
+        done = asyncio.Event()
+
+        async def on_tick(outcome: str) -> None:
+            announced.append(outcome)
+            done.set()
+
+        actor = TableActor("t", table, clock=time.time, on_tick=on_tick)
+        actor.start()
+        await asyncio.wait_for(done.wait(), 30)
+        await actor.stop()
+        return table
+
+    table = asyncio.run(scenario())
+    assert announced == ["ticked"]
+    assert len(table.ticks) == 1 and table.deadline is None
+
+
+def test_a_clock_that_fails_is_retried_until_it_succeeds() -> None:
+    """A database error when a timer fires leaves the deadline in place; the actor tries
+    again and the table does not stay stuck (the fault the server's clock must survive)."""
+
+    async def scenario() -> FakeTable:
+        table = FakeTable(Deadline(time.time()), fail=2)
+        done = asyncio.Event()
+
+        async def on_tick(_: str) -> None:
+            done.set()
+
+        actor = TableActor("t", table, clock=time.time, on_tick=on_tick)
+        actor.start()
+        await asyncio.wait_for(done.wait(), 30)
+        await actor.stop()
+        return table
+
+    table = asyncio.run(scenario())
+    assert table.fail == 0 and len(table.ticks) == 1
+
+
+def test_a_clock_moved_by_hand_is_read_again_after_recheck_seconds() -> None:
+    """A test clock that jumps wakes nobody: ``recheck_seconds`` bounds the sleep."""
+    now = [1000.0]
+
+    async def scenario() -> FakeTable:
+        table = FakeTable(Deadline(1005.0))
+        done = asyncio.Event()
+
+        async def on_tick(_: str) -> None:
+            done.set()
+
+        actor = TableActor("t", table, clock=lambda: now[0], recheck_seconds=0.01)
+        actor.on_tick = on_tick
+        actor.start()
+        await asyncio.sleep(0.05)
+        assert table.ticks == []  # not yet due on the table's clock
+        now[0] += 6
+        await asyncio.wait_for(done.wait(), 30)
+        await actor.stop()
+        return table
+
+    assert asyncio.run(scenario()).ticks == [1006.0]
