@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from croupier.server import db
+from croupier.server import db, rounds_store
 from croupier.server.schema import metadata
 
 
@@ -32,7 +33,7 @@ def test_migrating_builds_the_schema_and_is_idempotent(fresh_db_url: str) -> Non
         assert reflected(engine) == {}
         db.migrate(engine)
         db.migrate(engine)
-        assert db.current_revision(engine) == db.head_revision() == "0001"
+        assert db.current_revision(engine) == db.head_revision() == "0002"
         expected = {
             name: {c.name for c in table.columns} for name, table in metadata.tables.items()
         }
@@ -117,5 +118,37 @@ def test_sqlite_enforces_foreign_keys(tmp_path: Path) -> None:
             conn.exec_driver_sql(
                 "INSERT INTO legs (transaction_id, account_id, amount) VALUES (1, 1, 5)"
             )
+    finally:
+        engine.dispose()
+
+
+def test_upgrading_moves_the_inputs_kept_in_each_record_into_rows(fresh_db_url: str) -> None:
+    """Revision 0002: a round written by 0001 (its inputs inside its record) loads the same
+    after the upgrade, its inputs one row each; a downgrade puts them back."""
+    record = {"number": 4, "shoe": None, "inputs": [{"op": "bet"}, {"op": "stand"}]}
+    engine = db.connect(fresh_db_url)
+    try:
+        with engine.begin() as conn:
+            command.upgrade(db.alembic_config(conn), "0001")
+            conn.execute(
+                sqlalchemy.text(
+                    "INSERT INTO rounds (id, table_id, number, rules_name, rules_version,"
+                    " status, record, created_at, updated_at) VALUES ('r1', 't', 4, 'rws-v5',"
+                    " '1', 'open', :record, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ),
+                {"record": json.dumps(record)},
+            )
+        db.migrate(engine)
+        with engine.connect() as conn:
+            assert rounds_store.load_round(conn, "r1").record == record
+            stored = conn.execute(sqlalchemy.text("SELECT record FROM rounds")).scalar_one()
+            assert "inputs" not in json.loads(stored)
+            rows = conn.execute(sqlalchemy.text("SELECT COUNT(*) FROM round_inputs"))
+            assert rows.scalar_one() == 2
+        with engine.begin() as conn:
+            command.downgrade(db.alembic_config(conn), "0001")
+        with engine.connect() as conn:
+            stored = conn.execute(sqlalchemy.text("SELECT record FROM rounds")).scalar_one()
+            assert json.loads(stored) == record
     finally:
         engine.dispose()

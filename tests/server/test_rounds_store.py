@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from croupier.server import accounts, rounds_store
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
-from croupier.server.schema import round_players
+from croupier.server.schema import round_inputs, round_players, rounds
 
 T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
 RECORD: dict[str, Any] = {
@@ -96,18 +96,23 @@ def test_records_must_be_json(engine: sqlalchemy.Engine) -> None:
 
 
 def test_saving_replaces_record_and_status(engine: sqlalchemy.Engine) -> None:
+    """The record's fields and the status are replaced; inputs already stored stay."""
     later = T0 + timedelta(minutes=3)
+    stored = RECORD["inputs"]
     with engine.begin() as conn:
         create(conn, "t1-1")
         rounds_store.save_round(
             conn, "t1-1", record={"step": 2, "dealer": ["TC"]}, status="open", now=later
         )
         saved = rounds_store.load_round(conn, "t1-1")
-        assert (saved.record, saved.status) == ({"step": 2, "dealer": ["TC"]}, "open")
+        assert (saved.record, saved.status) == (
+            {"step": 2, "dealer": ["TC"], "inputs": stored},
+            "open",
+        )
         assert (saved.created_at, saved.updated_at) == (T0, later)
         rounds_store.save_round(conn, "t1-1", record={"done": True}, status="settled", now=later)
         rounds_store.save_round(conn, "t1-1", record={"done": 1}, status="settled", now=later)
-        assert rounds_store.load_round(conn, "t1-1").record == {"done": 1}
+        assert rounds_store.load_round(conn, "t1-1").record == {"done": 1, "inputs": stored}
         with pytest.raises(RoundError, match="'t1-1' is settled and cannot become open"):
             rounds_store.save_round(conn, "t1-1", record={}, status="open")
         with pytest.raises(RoundError, match="status 'paused' must be one of open"):
@@ -206,3 +211,36 @@ def test_player_rounds_newest_first(engine: sqlalchemy.Engine) -> None:
             "t1-1",
         ]
         assert rounds_store.player_rounds(conn, 999) == []
+
+
+def test_inputs_are_appended_one_row_each_and_the_record_is_not_rewritten(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A command costs one small insert: the round's record (its shoe, its rules) is
+    written when the round opens and when it closes, never per command."""
+    with engine.begin() as conn:
+        create(conn, "t1-1")
+        before = conn.execute(
+            select(rounds.c.record, rounds.c.updated_at).where(rounds.c.id == "t1-1")
+        ).one()
+        rounds_store.append_input(conn, "t1-1", 1, {"op": "stand", "player": "ann"})
+        rounds_store.append_input(conn, "t1-1", 2, {"op": "hit", "player": "bob"})
+        after = conn.execute(
+            select(rounds.c.record, rounds.c.updated_at).where(rounds.c.id == "t1-1")
+        ).one()
+        assert after == before
+        assert conn.execute(select(func.count()).select_from(round_inputs)).scalar_one() == 3
+        loaded = rounds_store.load_round(conn, "t1-1").record
+        assert loaded["inputs"] == [
+            {"op": "deal", "seat": None},
+            {"op": "stand", "player": "ann"},
+            {"op": "hit", "player": "bob"},
+        ]
+        with pytest.raises(RoundError, match="has 3 inputs: the next is 3, not 5"):
+            rounds_store.append_input(conn, "t1-1", 5, {"op": "stand"})
+        with pytest.raises(NotFound, match="'nope'"):
+            rounds_store.append_input(conn, "nope", 0, {"op": "stand"})
+        rounds_store.save_round(conn, "t1-1", record=loaded, status="settled")
+        with pytest.raises(RoundError, match="'t1-1' is closed"):
+            rounds_store.append_input(conn, "t1-1", 3, {"op": "stand"})
+        assert len(rounds_store.load_round(conn, "t1-1").record["inputs"]) == 3

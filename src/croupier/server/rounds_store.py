@@ -1,8 +1,12 @@
 """Round records, for game recall and for crash recovery.
 
-A round's record is the caller's JSON-able dict (cards, hands, decisions...), stored as
-JSON text.  A round is ``open`` until it is ``settled`` or ``void``; a closed round
-stays closed.  ``round_players`` remembers each player's balance before and after.
+A round's record is the caller's JSON-able dict (rules, shoe, times...) with its list
+of ``inputs``.  The inputs are stored one row each in ``round_inputs``, appended as they
+come (:func:`append_input`), and the rest as JSON text in ``rounds``, written when the
+round opens and when it closes: a command costs one small insert, never a rewrite of
+the round.  Loading a round puts the two back together.  A round is ``open`` until it
+is ``settled`` or ``void``; a closed round stays closed.  ``round_players`` remembers
+each player's balance before and after.
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ from sqlalchemy import select, update
 from croupier.server.db import utcnow
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
-from croupier.server.schema import ROUND_STATUSES, round_players, rounds, users
+from croupier.server.schema import ROUND_STATUSES, round_inputs, round_players, rounds, users
 
 __all__ = [
     "RoundRow",
+    "append_input",
     "create_round",
     "finish_round_player",
     "join_round",
@@ -70,12 +75,35 @@ def _encode(round_id: str, record: dict[str, Any]) -> str:
         raise RoundError(f"record of round {round_id!r} is not JSON: {error}") from error
 
 
+def _header(round_id: str, record: dict[str, Any]) -> str:
+    """The record without its inputs (and without the caller's ``stored`` mark), as text."""
+    if not isinstance(record, dict):
+        raise RoundError(f"record of round {round_id!r} is a {type(record).__name__}, not a dict")
+    return _encode(round_id, {k: v for k, v in record.items() if k not in ("inputs", "stored")})
+
+
+def _inputs(round_id: str, record: dict[str, Any]) -> list[Any]:
+    inputs = record.get("inputs", [])
+    if not isinstance(inputs, list):
+        raise RoundError(f"inputs of round {round_id!r} are a {type(inputs).__name__}, not a list")
+    return inputs
+
+
 def _check_length(what: str, value: str, longest: int) -> None:
     if not isinstance(value, str) or not 1 <= len(value) <= longest:
         raise RoundError(f"{what} {value!r} must have 1 to {longest} characters")
 
 
-def _row(row: sqlalchemy.Row[Any]) -> RoundRow:
+def _row(conn: sqlalchemy.Connection, row: sqlalchemy.Row[Any]) -> RoundRow:
+    record = json.loads(row.record)
+    record["inputs"] = [
+        json.loads(text)
+        for text in conn.execute(
+            select(round_inputs.c.input)
+            .where(round_inputs.c.round_id == row.id)
+            .order_by(round_inputs.c.seq)
+        ).scalars()
+    ]
     return RoundRow(
         id=row.id,
         table_id=row.table_id,
@@ -83,10 +111,41 @@ def _row(row: sqlalchemy.Row[Any]) -> RoundRow:
         rules_name=row.rules_name,
         rules_version=row.rules_version,
         status=row.status,
-        record=json.loads(row.record),
+        record=record,
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
+
+
+def _stored_inputs(conn: sqlalchemy.Connection, round_id: str) -> int:
+    count: int = conn.execute(
+        select(sqlalchemy.func.count()).where(round_inputs.c.round_id == round_id)
+    ).scalar_one()
+    return count
+
+
+def _insert_inputs(
+    conn: sqlalchemy.Connection, round_id: str, first: int, inputs: list[Any]
+) -> None:
+    if inputs:
+        conn.execute(
+            round_inputs.insert(),
+            [
+                {
+                    "round_id": round_id,
+                    "seq": first + offset,
+                    "input": _encode_input(round_id, entry),
+                }
+                for offset, entry in enumerate(inputs)
+            ],
+        )
+
+
+def _encode_input(round_id: str, entry: Any) -> str:
+    try:
+        return json.dumps(entry, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise RoundError(f"an input of round {round_id!r} is not JSON: {error}") from error
 
 
 def _status(conn: sqlalchemy.Connection, round_id: str) -> str:
@@ -109,12 +168,16 @@ def create_round(
     record: dict[str, Any],
     now: datetime | None = None,
 ) -> None:
-    """Store a new, open round.  :class:`RoundError` if the id is taken."""
+    """Store a new, open round with the inputs it has so far.
+
+    :class:`RoundError` if the id is taken.
+    """
     _check_length("round id", round_id, 64)
     _check_length("table id", table_id, 64)
     _check_length("rules name", rules_name, 100)
     _check_length("rules version", rules_version, 40)
-    text = _encode(round_id, record)
+    text = _header(round_id, record)
+    inputs = _inputs(round_id, record)
     exists = conn.execute(select(rounds.c.id).where(rounds.c.id == round_id)).first()
     if exists is not None:
         raise RoundError(f"round {round_id!r} already exists")
@@ -132,6 +195,21 @@ def create_round(
             updated_at=stamp,
         )
     )
+    _insert_inputs(conn, round_id, 0, inputs)
+
+
+def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: Any) -> None:
+    """Append the round's input number ``seq`` (0 first): one row, nothing rewritten.
+
+    :class:`NotFound` if there is no such round; :class:`RoundError` if the round is
+    closed or ``seq`` is not the next number.
+    """
+    if _status(conn, round_id) in _CLOSED:
+        raise RoundError(f"round {round_id!r} is closed: no input is added to it")
+    stored = _stored_inputs(conn, round_id)
+    if seq != stored:
+        raise RoundError(f"round {round_id!r} has {stored} inputs: the next is {stored}, not {seq}")
+    _insert_inputs(conn, round_id, seq, [entry])
 
 
 def save_round(
@@ -142,17 +220,21 @@ def save_round(
     status: str,
     now: datetime | None = None,
 ) -> None:
-    """Replace a round's record and status.
+    """Replace a round's record and status; inputs not stored yet are appended.
 
-    :class:`NotFound` if there is no such round; :class:`RoundError` for an unknown
-    status, or for a settled or void round asked to become something else.
+    Inputs already stored are never rewritten.  :class:`NotFound` if there is no such
+    round; :class:`RoundError` for an unknown status, or for a settled or void round
+    asked to become something else.
     """
     if status not in ROUND_STATUSES:
         raise RoundError(f"round status {status!r} must be one of {', '.join(ROUND_STATUSES)}")
-    text = _encode(round_id, record)
+    text = _header(round_id, record)
+    inputs = _inputs(round_id, record)
     current = _status(conn, round_id)
     if current in _CLOSED and status != current:
         raise RoundError(f"round {round_id!r} is {current} and cannot become {status}")
+    stored = _stored_inputs(conn, round_id)
+    _insert_inputs(conn, round_id, stored, inputs[stored:])
     conn.execute(
         update(rounds)
         .where(rounds.c.id == round_id)
@@ -165,7 +247,7 @@ def load_round(conn: sqlalchemy.Connection, round_id: str) -> RoundRow:
     row = conn.execute(select(rounds).where(rounds.c.id == round_id)).one_or_none()
     if row is None:
         raise NotFound(f"round {round_id!r} does not exist")
-    return _row(row)
+    return _row(conn, row)
 
 
 def open_rounds(conn: sqlalchemy.Connection, table_id: str | None = None) -> list[RoundRow]:
@@ -174,7 +256,7 @@ def open_rounds(conn: sqlalchemy.Connection, table_id: str | None = None) -> lis
     if table_id is not None:
         query = query.where(rounds.c.table_id == table_id)
     query = query.order_by(rounds.c.table_id, rounds.c.number, rounds.c.id)
-    return [_row(row) for row in conn.execute(query)]
+    return [_row(conn, row) for row in conn.execute(query).all()]
 
 
 def last_round(conn: sqlalchemy.Connection, table_id: str) -> RoundRow | None:
@@ -185,7 +267,7 @@ def last_round(conn: sqlalchemy.Connection, table_id: str) -> RoundRow | None:
         .order_by(rounds.c.number.desc(), rounds.c.created_at.desc(), rounds.c.id.desc())
         .limit(1)
     ).one_or_none()
-    return None if row is None else _row(row)
+    return None if row is None else _row(conn, row)
 
 
 def _balance_units(amount: Decimal, what: str) -> int:
@@ -249,11 +331,11 @@ def player_rounds(
     )
     return [
         (
-            _row(row),
+            _row(conn, row),
             from_units(row.balance_before),
             None if row.balance_after is None else from_units(row.balance_after),
         )
-        for row in conn.execute(query)
+        for row in conn.execute(query).all()
     ]
 
 

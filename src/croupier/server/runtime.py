@@ -476,7 +476,10 @@ class TableRuntime:
         ids.update((result.player, self.users(result.player)) for result in game.results)
         ids.update((name, self.users(name)) for name in self._on_table or {})
         with self.engine.begin() as conn:
-            if not record.get("stored"):
+            if record.get("stored"):
+                # One row for the new input: the round's record is not rewritten.
+                rounds_store.append_input(conn, round_id, seq, record["inputs"][-1])
+            else:
                 record["stored"] = True
                 rounds_store.create_round(
                     conn,
@@ -535,7 +538,7 @@ class TableRuntime:
                 if self.shoe is not None:
                     record["shoe_after"] = self.shoe.snapshot()
                 record["closed_at"] = _iso(now)
-            rounds_store.save_round(conn, round_id, record=record, status=status)
+                rounds_store.save_round(conn, round_id, record=record, status=status)
         return staked
 
     # -- clocks ---------------------------------------------------------------------------------

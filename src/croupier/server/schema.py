@@ -38,6 +38,7 @@ __all__ = [
     "accounts",
     "legs",
     "metadata",
+    "round_inputs",
     "round_players",
     "rounds",
     "sessions",
@@ -171,6 +172,17 @@ rounds = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
     _one_of("status", ROUND_STATUSES, "status"),
+)
+
+#: A round's inputs, one row per command as it came (append-only): the round's record in
+#: ``rounds`` holds the rest (rules, shoe, times), written when it opens and when it closes.
+round_inputs = Table(
+    "round_inputs",
+    metadata,
+    Column("round_id", String(64), ForeignKey("rounds.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("input", Text, nullable=False),
+    PrimaryKeyConstraint("round_id", "seq"),
 )
 
 round_players = Table(
