@@ -338,7 +338,7 @@ class TableRuntime:
             return
         row = rows[0]
         self.number = row.number
-        self.record = row.record
+        self.record = {**row.record, "stored": True}  # read back: it is in the database
         self.round = self._rebuild(self.record)
         if self.round.phase is Phase.BETTING:
             self._set_deadline(now)
