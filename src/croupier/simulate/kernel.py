@@ -175,7 +175,7 @@ _WANT = np.array(
 )
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _next(
     s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
 ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
@@ -192,7 +192,7 @@ def _next(
     return result, s0, s1, s2, s3
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _below(
     bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
 ) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:
@@ -211,19 +211,45 @@ def _below(
     return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
+def _deal(
+    shoe: ByteArray,
+    pos: int,
+    fixed: bool,
+    s0: np.uint64,
+    s1: np.uint64,
+    s2: np.uint64,
+    s3: np.uint64,
+) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The card at ``pos``: one step of the incremental shuffle (a card picked uniformly
+    from those not dealt yet and swapped into place), or the card there when ``fixed``."""
+    if fixed:
+        return np.int64(shoe[pos]), s0, s1, s2, s3
+    offset, s0, s1, s2, s3 = _below(shoe.shape[0] - pos, s0, s1, s2, s3)
+    card = shoe[pos + offset]
+    shoe[pos + offset] = shoe[pos]
+    shoe[pos] = card
+    return np.int64(card), s0, s1, s2, s3
+
+
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _points(card: int) -> int:
     rank = card >> 2
     return rank + 1 if rank < 9 else 10
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _total(hard: int, ace: int) -> int:
     return hard + 10 if ace and hard <= 11 else hard
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _resolve(play: int, legal: int) -> int:
+    """The action a chart cell plays among the legal ones (``Play.resolve``), looked up."""
+    return _RESOLVED[play, legal & 31]
+
+
+def _resolve_slowly(play: int, legal: int) -> int:
     """The action a chart cell plays among the legal ones (``Play.resolve``): its first
     wanted action that is legal, else the first legal action."""
     for k in range(3):
@@ -238,14 +264,20 @@ def _resolve(play: int, legal: int) -> int:
     return np.int64(A_STAND)
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+# Every chart cell's action under every legal mask, so a decision is one lookup.
+_RESOLVED = np.array(
+    [[_resolve_slowly(play, legal) for legal in range(32)] for play in range(8)], dtype=np.int64
+)
+
+
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _pair_by_rule(first: int, second: int, by_rank: int) -> bool:
     if by_rank:
         return (first >> 2) == (second >> 2)
     return _points(first) == _points(second)
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _side_outcome(key: int, first: int, second: int, up: int) -> int:
     """The outcome code of side bet ``key`` on the first two cards and the up card."""
     r1 = first >> 2
@@ -299,7 +331,7 @@ R_SIDE = R_OUTCOMES + 36
 R_WIDTH = R_SIDE + 45
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
 def run_chunk(
     shoe: ByteArray,
     fixed: bool,
@@ -359,6 +391,11 @@ def run_chunk(
     box_net = np.zeros(boxes, dtype=np.int64)
     side_net = np.zeros((boxes, 5), dtype=np.int64)
     side_outcomes = np.zeros((boxes, 5), dtype=np.int64)
+    sided = False
+    for b in range(boxes):
+        for key in range(5):
+            if side_stakes[b, key] != 0:
+                sided = True
     pos = 0
     running = 0
     true_count = 0
@@ -397,31 +434,16 @@ def run_chunk(
                 break
             for b in range(boxes):
                 row = b * 4
-                if not fixed:
-                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                    card = shoe[pos + offset]
-                    shoe[pos + offset] = shoe[pos]
-                    shoe[pos] = card
-                card = np.int64(shoe[pos])
+                card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                 pos += 1
                 hands[row, H_FIRST] = card
                 counts[b] = 1
                 box_net[b] = 0
-            if not fixed:
-                offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                first_dealer = shoe[pos + offset]
-                shoe[pos + offset] = shoe[pos]
-                shoe[pos] = first_dealer
-            first_dealer = np.int64(shoe[pos])
+            first_dealer, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
             pos += 1
             for b in range(boxes):
                 row = b * 4
-                if not fixed:
-                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                    card = shoe[pos + offset]
-                    shoe[pos + offset] = shoe[pos]
-                    shoe[pos] = card
-                card = np.int64(shoe[pos])
+                card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                 pos += 1
                 one = hands[row, H_FIRST]
                 hands[row, H_SECOND] = card
@@ -440,12 +462,7 @@ def run_chunk(
             up = first_dealer
             hole_card = -1
             if hole != 0:
-                if not fixed:
-                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                    second_dealer = shoe[pos + offset]
-                    shoe[pos + offset] = shoe[pos]
-                    shoe[pos] = second_dealer
-                second_dealer = np.int64(shoe[pos])
+                second_dealer, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                 pos += 1
                 if p[P_HOLE_FIRST]:
                     up = second_dealer
@@ -457,7 +474,7 @@ def run_chunk(
             up_ace = up_points == 1
             up_blackjack = up_ace or up_points == 10
             # -- interim settlement: side bets, blackjacks at once, offers, the peek
-            for b in range(boxes):
+            for b in range(boxes if sided else 0):
                 row = b * 4
                 for key in range(5):
                     stake = side_stakes[b, key]
@@ -557,12 +574,7 @@ def run_chunk(
                         if pos >= n:
                             void = True
                             break
-                        if not fixed:
-                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                            card = shoe[pos + offset]
-                            shoe[pos + offset] = shoe[pos]
-                            shoe[pos] = card
-                        card = np.int64(shoe[pos])
+                        card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                         pos += 1
                         hands[row, H_SECOND] = card
                         hands[row, H_HARD] += _points(card)
@@ -696,12 +708,7 @@ def run_chunk(
                         if pos >= n:
                             void = True
                             break
-                        if not fixed:
-                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                            card = shoe[pos + offset]
-                            shoe[pos + offset] = shoe[pos]
-                            shoe[pos] = card
-                        card = np.int64(shoe[pos])
+                        card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                         pos += 1
                         hard += _points(card)
                         hands[row, H_HARD] = hard
@@ -776,12 +783,7 @@ def run_chunk(
                     if pos >= n:
                         void = True
                         break
-                    if not fixed:
-                        offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                        card = shoe[pos + offset]
-                        shoe[pos + offset] = shoe[pos]
-                        shoe[pos] = card
-                    card = np.int64(shoe[pos])
+                    card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                     pos += 1
                     card_points = _points(card)
                     dealer_hard += card_points
@@ -821,12 +823,7 @@ def run_chunk(
                         if pos >= n:
                             void = True
                             break
-                        if not fixed:
-                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                            card = shoe[pos + offset]
-                            shoe[pos + offset] = shoe[pos]
-                            shoe[pos] = card
-                        card = np.int64(shoe[pos])
+                        card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                         pos += 1
                         card_points = _points(card)
                         dealer_hard += card_points
@@ -837,6 +834,7 @@ def run_chunk(
             break
         if not void:
             takes = p[P_DEALER_BLACKJACK_TAKES]
+            even_money = p[P_WIN_PAYS] == unit
             for b in range(boxes):
                 if insured & (1 << b):
                     half = bets[b] // 2
@@ -880,7 +878,7 @@ def run_chunk(
                                 net = p[P_BLACKJACK_PAYS] * stake // unit
                                 outcome = O_BLACKJACK
                             elif final_total > 21 or total > final_total:
-                                net = p[P_WIN_PAYS] * stake // unit
+                                net = stake if even_money else p[P_WIN_PAYS] * stake // unit
                                 outcome = O_WIN
                             elif total == final_total:
                                 net = 0
@@ -914,7 +912,8 @@ def run_chunk(
             wagered += bets[b]
             tally[T_BOX_SQUARES] += net * net
             tally[T_SPLITS] += counts[b] - 1
-            per_bet = net // multiple + hand_offset
+            # Division is slow; without a spread every bet is one initial bet.
+            per_bet = (net if multiple == 1 else net // multiple) + hand_offset
             if per_bet < 0:
                 per_bet = 0
             elif per_bet >= hand_histogram.shape[0]:
@@ -929,7 +928,7 @@ def run_chunk(
                     record[r, R_OUTCOMES + row] = hands[row, H_OUTCOME]
             if recording:
                 record[r, R_COUNTS + b] = counts[b]
-            for key in range(5):
+            for key in range(5 if sided else 0):
                 stake = side_stakes[b, key]
                 if stake == 0:
                     continue
