@@ -246,7 +246,7 @@ def _total(hard: int, ace: int) -> int:
 @numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _resolve(play: int, legal: int) -> int:
     """The action a chart cell plays among the legal ones (``Play.resolve``), looked up."""
-    return _RESOLVED[play, legal & 31]
+    return int(_RESOLVED[play, legal & 31])
 
 
 def _resolve_slowly(play: int, legal: int) -> int:
