@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import NoReturn
 
 import click
@@ -81,8 +82,8 @@ def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
     "strategy_name",
     default="basic",
     show_default=True,
-    metavar="basic",
-    help="The chart: the derived basic strategy.",
+    metavar="basic|FILE",
+    help="The chart: the derived basic strategy, or a chart file as `croupier strategy` writes it.",
 )
 @click.option(
     "--side-bets",
@@ -141,8 +142,14 @@ def simulate(
     except CroupierError as error:
         _fail(str(error))
     rules = _changed_rules(preset.rules, settings)
+    chart = None
     if strategy_name != "basic":
-        _fail(f"--strategy {strategy_name}: only the derived basic strategy is played")
+        from croupier.analysis.chart_file import read_chart
+
+        try:
+            chart = read_chart(Path(strategy_name), rules)
+        except CroupierError as error:
+            _fail(f"--strategy: {error}")
     if (spread is not None or indices or bankroll is not None) and count is None:
         option = "--spread" if spread is not None else "--indices" if indices else "--bankroll"
         _fail(f"{option} needs --count hi-lo")
@@ -177,6 +184,7 @@ def simulate(
                 seed=seed,
                 boxes=boxes,
                 side_bets=side_bets,
+                strategy=chart,
                 spread=parsed_spread,
                 indices=indices,
                 workers=processes,

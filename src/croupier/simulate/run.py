@@ -357,7 +357,8 @@ def simulate(
         seed: seeds every chunk.
         boxes: boxes played, each with one initial bet, sharing one shoe.
         side_bets: side bets placed on every box, one initial bet each.
-        strategy: the chart played; the derived basic strategy when omitted.
+        strategy: the chart played; the derived basic strategy when omitted.  Without a
+            spread its exact value is computed beside the result.
         spread: a Hi-Lo bet spread ``(low, high)`` in initial bets, or ``None``.
         indices: play the Illustrious 18 index plays (with a spread).
         workers: processes playing chunks; 1 plays them here.
@@ -389,7 +390,7 @@ def simulate(
     work = _Work(game, compile_strategy(chart, index_table))
     plan = chunks(rounds, seed, chunk_rounds)
     exact = None
-    if strategy is None and spread is None:
+    if spread is None:
         exact = chart.evaluate().ev
     tally = [0] * kernel.TALLY_SIZE
     hands: IntArray = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
