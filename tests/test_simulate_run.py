@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from croupier.cli import cli
@@ -109,3 +110,70 @@ def test_counting_with_a_spread_reports_win_rate_and_risk_of_ruin() -> None:
     counting = json.loads(result.stdout)["counting"]
     assert counting["spread"] == [1, 8]
     assert 0 <= counting["risk_of_ruin"] <= 1
+
+
+def test_side_bet_amounts_scale_their_tallies_exactly() -> None:
+    from fractions import Fraction
+
+    from croupier.rules import SideBet
+    from croupier.simulate import kernel
+    from croupier.simulate.compile import SIDE_BETS
+
+    rules = find_rules("rws-v5")
+    under, over = SideBet.UNDER_13, SideBet.OVER_13
+    one = simulate(rules, rounds=20_000, seed=9, boxes=2, side_bets=(under, over))
+    amounts = {under: Fraction(1, 2), over: Fraction(3)}
+    mixed = simulate(
+        rules, rounds=20_000, seed=9, boxes=2, side_bets=(under, over), side_bet_amounts=amounts
+    )
+    # Side bets take no cards: the main game is the same round for round.
+    assert mixed.tally[: kernel.T_SIDE] == one.tally[: kernel.T_SIDE]
+    # Stakes of 1/2 and 3 initial bets are 1 and 6 side-bet units of 1/2 bet, so every net,
+    # a whole number of units, is 1 and 6 times the net of a 1-bet stake.
+    assert mixed.side_scale == 2
+    for side_bet, factor in ((under, 1), (over, 6)):
+        base = kernel.T_SIDE + SIDE_BETS.index(side_bet) * kernel.SIDE_FIELDS
+        assert mixed.tally[base + kernel.T_SIDE_NET] == factor * one.tally[base + kernel.T_SIDE_NET]
+        assert mixed.tally[base + kernel.T_SIDE_SQUARES] == (
+            factor * factor * one.tally[base + kernel.T_SIDE_SQUARES]
+        )
+    # Per unit staked the results are the same.
+    for key, side in mixed.side_bet_results().items():
+        reference = one.side_bet_results()[key]
+        assert side.mean == pytest.approx(reference.mean, abs=1e-15)
+        assert side.hits == reference.hits
+    assert mixed.side_bet_results()["over_13"].stake == 3
+
+
+def test_side_bet_amounts_on_the_command_line() -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        cli,
+        [
+            "simulate",
+            "--rules",
+            "rws-v5",
+            "--rounds",
+            "5000",
+            "--workers",
+            "1",
+            "--side-bets",
+            "under_13=0.5",
+            "--side-bets",
+            "over_13=1/5",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    sides = json.loads(result.stdout)["side_bets"]
+    assert sides["under_13"]["stake"] == "1/2" and sides["over_13"]["stake"] == "1/5"
+    for setting in ("under_13=0", "under_13=-1", "under_13=abc", "under_13=1/0", "under_13=101"):
+        failed = runner.invoke(cli, ["simulate", "--rules", "rws-v5", "--side-bets", setting])
+        assert failed.exit_code == 2, setting
+        assert failed.stderr.startswith(f"error: --side-bets {setting}: the amount must")
+        assert failed.stderr.count("\n") == 1
+    twice = runner.invoke(
+        cli,
+        ["simulate", "--rules", "rws-v5", "--side-bets", "under_13", "--side-bets", "under_13=2"],
+    )
+    assert twice.exit_code == 2 and "given twice" in twice.stderr

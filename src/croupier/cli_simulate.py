@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from fractions import Fraction
 from pathlib import Path
 from typing import NoReturn
 
@@ -35,23 +36,40 @@ def _fail(message: str) -> NoReturn:
     raise click.exceptions.Exit(_EXIT_USER_ERROR)
 
 
-def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
-    chosen: list[SideBet] = []
+#: The largest side-bet stake, in initial bets.
+_MOST_SIDE_BET = 100
+
+
+def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
+    """Each ``KEY[=AMOUNT]`` as a side bet and its stake in initial bets (1 by default)."""
+    chosen: dict[SideBet, Fraction] = {}
     for setting in settings:
-        key, _, amount = setting.partition("=")
+        key, equals, amount = setting.partition("=")
         key = key.strip()
         if key not in SIDE_BET_KEYS:
             _fail(
                 f"--side-bets {setting}: unknown side bet; the side bets are: "
                 f"{', '.join(SIDE_BET_KEYS)}"
             )
-        if amount and amount.strip() not in ("1", "1.0"):
-            _fail(
-                f"--side-bets {setting}: each side bet stakes one initial bet; "
-                "results are given per unit staked"
-            )
-        chosen.append(SideBet(key))
-    return tuple(dict.fromkeys(chosen))
+        stake = Fraction(1)
+        if equals:
+            try:
+                stake = Fraction(amount.strip())
+            except (ValueError, ZeroDivisionError):
+                _fail(
+                    f"--side-bets {setting}: the amount must be a number of initial bets, "
+                    "such as 1, 0.5 or 1/5"
+                )
+            if not 0 < stake <= _MOST_SIDE_BET or stake.denominator > 1000:
+                _fail(
+                    f"--side-bets {setting}: the amount must be more than 0 and at most "
+                    f"{_MOST_SIDE_BET} initial bets, in steps of no less than 1/1000"
+                )
+        side_bet = SideBet(key)
+        if side_bet in chosen:
+            _fail(f"--side-bets {setting}: {key} is given twice")
+        chosen[side_bet] = stake
+    return chosen
 
 
 @click.command(name="simulate")
@@ -89,8 +107,8 @@ def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
     "--side-bets",
     "side_bet_settings",
     multiple=True,
-    metavar="KEY[=1]",
-    help="A side bet on every box, one initial bet (repeatable).",
+    metavar="KEY[=AMOUNT]",
+    help="A side bet on every box, AMOUNT initial bets (1, 0.5, 1/5; default 1; repeatable).",
 )
 @click.option("--count", type=click.Choice(["hi-lo"]), default=None, help="Count cards.")
 @click.option(
@@ -183,7 +201,8 @@ def simulate(
                 rounds=rounds,
                 seed=seed,
                 boxes=boxes,
-                side_bets=side_bets,
+                side_bets=tuple(side_bets),
+                side_bet_amounts=side_bets,
                 strategy=chart,
                 spread=parsed_spread,
                 indices=indices,
@@ -222,7 +241,7 @@ def _print(result: object, bankroll: float | None) -> None:
         table.add_row(name, f"{share:.5f}")
     for key, side in result.side_bet_results().items():
         table.add_row(
-            f"side bet {key}",
+            f"side bet {key} ({side.stake} bet), per unit staked",
             f"{side.mean:+.5f}  (95% {side.ci95[0]:+.5f} to {side.ci95[1]:+.5f}), "
             f"{side.hits:,} hits",
         )

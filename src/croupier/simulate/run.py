@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +38,7 @@ from croupier.simulate.compile import (
     CompiledStrategy,
     compile_game,
     compile_strategy,
+    side_bet_scale,
 )
 
 __all__ = ["CHUNK_ROUNDS", "Chunk", "SimulationResult", "chunks", "play_chunk", "simulate"]
@@ -119,8 +121,9 @@ def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntA
 
 @dataclass(frozen=True)
 class SideBetResult:
-    """One side bet over the run, per unit staked."""
+    """One side bet over the run, per unit staked; ``stake`` is its amount in initial bets."""
 
+    stake: Fraction
     mean: float
     ci95: tuple[float, float]
     hits: int
@@ -130,6 +133,7 @@ class SideBetResult:
     def to_json(self) -> dict[str, object]:
         """The side bet as JSON values."""
         return {
+            "stake": str(self.stake),
             "mean": self.mean,
             "ci95": list(self.ci95),
             "hits": self.hits,
@@ -164,6 +168,8 @@ class SimulationResult:
     hand_histogram: tuple[int, ...] = field(repr=False)
     session_histogram: tuple[int, ...] = field(repr=False)
     running: tuple[tuple[int, float], ...] = field(repr=False, default=())
+    side_bet_amounts: tuple[Fraction, ...] = ()
+    side_scale: int = 1
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SimulationResult):
@@ -256,18 +262,21 @@ class SimulationResult:
     def side_bet_results(self) -> dict[str, SideBetResult]:
         """Each side bet played, per unit staked."""
         out: dict[str, SideBetResult] = {}
-        unit = self.unit
-        for side_bet in self.side_bets:
+        amounts = self.side_bet_amounts or (Fraction(1),) * len(self.side_bets)
+        for side_bet, stake in zip(self.side_bets, amounts, strict=True):
             key = SIDE_BETS.index(side_bet)
             base = kernel.T_SIDE + key * kernel.SIDE_FIELDS
             count = self.tally[base + kernel.T_SIDE_COUNT]
-            net = self.tally[base + kernel.T_SIDE_NET] / unit
-            squares = self.tally[base + kernel.T_SIDE_SQUARES] / (unit * unit)
+            # The tallies are in side-bet units: the stake is stake * unit * scale of them.
+            per_stake = self.unit * self.side_scale * stake
+            net = float(Fraction(self.tally[base + kernel.T_SIDE_NET]) / per_stake)
+            squares = float(Fraction(self.tally[base + kernel.T_SIDE_SQUARES]) / per_stake**2)
             mean = net / count if count else 0.0
             variance = (squares - count * mean * mean) / (count - 1) if count > 1 else 0.0
             half = Z95 * math.sqrt(max(variance, 0.0) / count) if count else 0.0
             names = kernel.SIDE_OUTCOMES[key]
             out[side_bet.value] = SideBetResult(
+                stake=stake,
                 mean=mean,
                 ci95=(mean - half, mean + half),
                 hits=self.tally[base + kernel.T_SIDE_WINS],
@@ -340,6 +349,7 @@ def simulate(
     seed: int = 0,
     boxes: int = 1,
     side_bets: Sequence[SideBet] = (),
+    side_bet_amounts: Mapping[SideBet, Fraction] | None = None,
     strategy: BasicStrategy | None = None,
     spread: tuple[int, int] | None = None,
     indices: bool = False,
@@ -356,7 +366,8 @@ def simulate(
         rounds: rounds to deal, at least 1.
         seed: seeds every chunk.
         boxes: boxes played, each with one initial bet, sharing one shoe.
-        side_bets: side bets placed on every box, one initial bet each.
+        side_bets: side bets placed on every box, one initial bet each unless
+            ``side_bet_amounts`` gives a side bet's stake in initial bets.
         strategy: the chart played; the derived basic strategy when omitted.  Without a
             spread its exact value is computed beside the result.
         spread: a Hi-Lo bet spread ``(low, high)`` in initial bets, or ``None``.
@@ -382,6 +393,7 @@ def simulate(
         rules,
         boxes=boxes,
         side_bets=side_bets,
+        side_bet_amounts=side_bet_amounts,
         spread=spread,
         indices=indices,
         session=SESSION_ROUNDS,
@@ -452,6 +464,10 @@ def simulate(
         interrupted=interrupted,
         side_bets=tuple(side_bets),
         spread=spread,
+        side_bet_amounts=tuple(
+            (side_bet_amounts or {}).get(side_bet, Fraction(1)) for side_bet in side_bets
+        ),
+        side_scale=side_bet_scale(side_bet_amounts or {}),
         tally=tuple(tally),
         hand_histogram=tuple(int(x) for x in hands),
         session_histogram=tuple(int(x) for x in sessions),
