@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 from click.testing import CliRunner
@@ -177,3 +178,55 @@ def test_side_bet_amounts_on_the_command_line() -> None:
         ["simulate", "--rules", "rws-v5", "--side-bets", "under_13", "--side-bets", "under_13=2"],
     )
     assert twice.exit_code == 2 and "given twice" in twice.stderr
+
+
+def _interrupt_after(calls: int) -> Callable[[int], None]:
+    count = 0
+
+    def progress(done: int) -> None:
+        nonlocal count
+        count += 1
+        if count >= calls:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+def test_ctrl_c_stops_the_run_and_keeps_the_chunks_finished() -> None:
+    rules = find_rules("live")
+    stopped = simulate(
+        rules, rounds=50_000, seed=2, chunk_rounds=10_000, progress=_interrupt_after(2)
+    )
+    assert stopped.interrupted and stopped.played == 20_000
+    # The chunks kept are the run's first two, as a run of 20,000 rounds plays them.
+    assert stopped == simulate(rules, rounds=20_000, seed=2, chunk_rounds=10_000)
+    parallel = simulate(
+        rules, rounds=200_000, seed=2, chunk_rounds=10_000, workers=2, progress=_interrupt_after(1)
+    )
+    assert parallel.interrupted and 10_000 <= parallel.played < 200_000
+    assert parallel.played % 10_000 == 0
+
+
+def test_ctrl_c_on_the_command_line_reports_what_was_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.simulate import run
+
+    played = 0
+    real = run.play_chunk
+
+    def play_then_interrupt(work: object, chunk: run.Chunk) -> object:
+        nonlocal played
+        if played:
+            raise KeyboardInterrupt
+        played += 1
+        return real(work, chunk)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "play_chunk", play_then_interrupt)
+    arguments = ["simulate", "--rules", "live", "--rounds", "3000000", "--workers", "1"]
+    result = CliRunner().invoke(cli, [*arguments, "--json"])
+    assert result.exit_code == 130, result.output
+    data = json.loads(result.stdout)
+    assert data["interrupted"] is True and data["rounds"] == run.CHUNK_ROUNDS
+    played = 1  # the first chunk is interrupted: nothing to report
+    nothing = CliRunner().invoke(cli, arguments)
+    assert nothing.exit_code == 130
+    assert nothing.stderr == "error: interrupted before the first chunk of rounds finished\n"

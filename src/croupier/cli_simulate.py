@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from fractions import Fraction
 from pathlib import Path
 from typing import NoReturn
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from croupier.cli_strategy import _changed_rules
 from croupier.errors import CroupierError
@@ -29,6 +38,10 @@ from croupier.rules import SIDE_BET_KEYS, SideBet
 __all__ = ["simulate"]
 
 _EXIT_USER_ERROR = 2
+#: Exit status after Ctrl-C (128 + SIGINT), once what was done is reported.
+_EXIT_INTERRUPTED = 130
+#: Runs shorter than this show no progress bar.
+_QUIET_SECONDS = 1.0
 
 
 def _fail(message: str) -> NoReturn:
@@ -184,37 +197,72 @@ def simulate(
     if boxes > rules.boxes:
         _fail(f"--boxes {boxes}: {rules.name} has {rules.boxes} boxes")
     processes = workers if workers is not None else (os.cpu_count() or 1)
-    console = Console(stderr=True)
-    with Progress(
+    bar = _progress_bar(Console(stderr=True))
+    task = bar.add_task(rules.name, total=rounds)
+    # The bar shows only on a run longer than a second.
+    timer = threading.Timer(_QUIET_SECONDS, bar.start)
+    timer.daemon = True
+    timer.start()
+    try:
+        result = run(
+            rules,
+            rounds=rounds,
+            seed=seed,
+            boxes=boxes,
+            side_bets=tuple(side_bets),
+            side_bet_amounts=side_bets,
+            strategy=chart,
+            spread=parsed_spread,
+            indices=indices,
+            workers=processes,
+            progress=lambda done: bar.update(task, completed=done),
+        )
+    except CroupierError as error:
+        _fail(str(error))
+    finally:
+        timer.cancel()
+        timer.join()
+        bar.stop()
+    if result.interrupted and result.played == 0:
+        click.echo("error: interrupted before the first chunk of rounds finished", err=True)
+        raise click.exceptions.Exit(_EXIT_INTERRUPTED)
+    if as_json:
+        click.echo(json.dumps(result.to_json(bankroll), indent=2))
+    else:
+        _print(result, bankroll)
+    if result.interrupted:
+        raise click.exceptions.Exit(_EXIT_INTERRUPTED)
+
+
+class _RoundsPerSecond(ProgressColumn):
+    """The run's speed, in rounds per second."""
+
+    def render(self, task: Task) -> Text:
+        """The speed so far, once there is one."""
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} rounds/s" if speed else "", style="progress.data.speed")
+
+
+def _progress_bar(console: Console) -> Progress:
+    """A bar with the rounds done, their rate and the time left (on a terminal only).
+
+    >>> import io
+    >>> bar = _progress_bar(Console(file=io.StringIO()))
+    >>> task = bar.add_task("live", total=4_000_000)
+    >>> bar.update(task, completed=1_000_000)
+    >>> [column.__class__.__name__ for column in bar.columns][-2:]
+    ['_RoundsPerSecond', 'TimeRemainingColumn']
+    """
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn("{task.completed:,.0f}/{task.total:,.0f} rounds"),
+        _RoundsPerSecond(),
         TimeRemainingColumn(),
         console=console,
         transient=True,
         disable=not console.is_terminal,
-    ) as bar:
-        task = bar.add_task(rules.name, total=rounds)
-        try:
-            result = run(
-                rules,
-                rounds=rounds,
-                seed=seed,
-                boxes=boxes,
-                side_bets=tuple(side_bets),
-                side_bet_amounts=side_bets,
-                strategy=chart,
-                spread=parsed_spread,
-                indices=indices,
-                workers=processes,
-                progress=lambda done: bar.update(task, completed=done),
-            )
-        except CroupierError as error:
-            _fail(str(error))
-    if as_json:
-        click.echo(json.dumps(result.to_json(bankroll), indent=2))
-        return
-    _print(result, bankroll)
+    )
 
 
 def _print(result: object, bankroll: float | None) -> None:

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -340,6 +342,41 @@ class SimulationResult:
 
 
 Progress = Callable[[int], None]
+ChunkResult = tuple[int, IntArray, IntArray, IntArray]
+
+
+class ChunkFuture(Protocol):
+    """A chunk played elsewhere: a :class:`concurrent.futures.Future` or a Dask future."""
+
+    def result(self, timeout: float | None = None) -> ChunkResult: ...
+
+    def done(self) -> bool: ...
+
+    def cancel(self) -> object: ...
+
+
+def _ignore_interrupts() -> None:
+    """A worker process leaves Ctrl-C to the run, which stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _collect(futures: Sequence[ChunkFuture], take: Callable[..., None]) -> None:
+    """Take each chunk's result in order; on Ctrl-C cancel those not started, take those
+    already finished, and stop."""
+    try:
+        for future in futures:
+            take(*future.result())
+    except KeyboardInterrupt:
+        for future in futures:
+            future.cancel()
+        for future in futures:
+            if future.done():
+                try:
+                    result = future.result(timeout=0)
+                except BaseException:  # cancelled, failed or a second Ctrl-C: not taken
+                    continue
+                take(*result)
+        raise
 
 
 def simulate(
@@ -356,8 +393,7 @@ def simulate(
     workers: int = 1,
     chunk_rounds: int = CHUNK_ROUNDS,
     progress: Progress | None = None,
-    submit: Callable[[_Work, Chunk], Future[tuple[int, IntArray, IntArray, IntArray]]]
-    | None = None,
+    submit: Callable[[_Work, Chunk], ChunkFuture] | None = None,
 ) -> SimulationResult:
     """Play ``rounds`` rounds of ``rules`` and tally them exactly.
 
@@ -417,6 +453,8 @@ def simulate(
         index: int, chunk_tally: IntArray, chunk_hands: IntArray, chunk_sessions: IntArray
     ) -> None:
         nonlocal done
+        if index in results:
+            return
         results[index] = (chunk_tally, chunk_hands, chunk_sessions)
         done += plan[index].rounds
         if progress is not None:
@@ -424,23 +462,16 @@ def simulate(
 
     try:
         if submit is not None:
-            futures = [submit(work, chunk) for chunk in plan]
-            for future in futures:
-                take(*future.result())
+            _collect([submit(work, chunk) for chunk in plan], take)
         elif workers == 1 or len(plan) == 1:
             for chunk in plan:
                 take(*play_chunk(work, chunk))
         else:
             context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                pending = [pool.submit(play_chunk, work, chunk) for chunk in plan]
-                try:
-                    for future in pending:
-                        take(*future.result())
-                except KeyboardInterrupt:
-                    for future in pending:
-                        future.cancel()
-                    raise
+            with ProcessPoolExecutor(
+                max_workers=workers, mp_context=context, initializer=_ignore_interrupts
+            ) as pool:
+                _collect([pool.submit(play_chunk, work, chunk) for chunk in plan], take)
     except KeyboardInterrupt:
         interrupted = True
     seconds = time.perf_counter() - start
