@@ -150,6 +150,12 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
     default=None,
     help="Processes; every core when omitted.",
 )
+@click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS",
+    help="Play the chunks on the Dask scheduler at ADDRESS (tcp://host:8786).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def simulate(
     rules_name: str,
@@ -164,6 +170,7 @@ def simulate(
     bankroll: float | None,
     seed: int,
     workers: int | None,
+    cluster: str | None,
     as_json: bool,
 ) -> None:
     """Deal ROUNDS rounds of preset NAME from real shoes and report the result per
@@ -197,6 +204,19 @@ def simulate(
     if boxes > rules.boxes:
         _fail(f"--boxes {boxes}: {rules.name} has {rules.boxes} boxes")
     processes = workers if workers is not None else (os.cpu_count() or 1)
+    client = None
+    submit = None
+    if cluster is not None:
+        if workers is not None:
+            _fail("--workers and --cluster exclude each other: the cluster's workers play")
+        from croupier.simulate.cluster import connect, submitter, worker_threads
+
+        try:
+            client = connect(cluster)
+        except CroupierError as error:
+            _fail(f"--cluster: {error}")
+        processes = worker_threads(client)
+        submit = submitter(client)
     bar = _progress_bar(Console(stderr=True))
     task = bar.add_task(rules.name, total=rounds)
     # The bar shows only on a run longer than a second.
@@ -216,6 +236,7 @@ def simulate(
             indices=indices,
             workers=processes,
             progress=lambda done: bar.update(task, completed=done),
+            submit=submit,
         )
     except CroupierError as error:
         _fail(str(error))
@@ -223,6 +244,8 @@ def simulate(
         timer.cancel()
         timer.join()
         bar.stop()
+        if client is not None:
+            client.close()  # type: ignore[no-untyped-call,unused-ignore]
     if result.interrupted and result.played == 0:
         click.echo("error: interrupted before the first chunk of rounds finished", err=True)
         raise click.exceptions.Exit(_EXIT_INTERRUPTED)
