@@ -156,6 +156,14 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
     metavar="ADDRESS",
     help="Play the chunks on the Dask scheduler at ADDRESS (tcp://host:8786).",
 )
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE.png",
+    help="Draw the running mean and the distributions of results into FILE.png (matplotlib).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def simulate(
     rules_name: str,
@@ -171,6 +179,7 @@ def simulate(
     seed: int,
     workers: int | None,
     cluster: str | None,
+    plot_path: Path | None,
     as_json: bool,
 ) -> None:
     """Deal ROUNDS rounds of preset NAME from real shoes and report the result per
@@ -203,6 +212,13 @@ def simulate(
     side_bets = _side_bets(side_bet_settings)
     if boxes > rules.boxes:
         _fail(f"--boxes {boxes}: {rules.name} has {rules.boxes} boxes")
+    if plot_path is not None:
+        from croupier.simulate.plot import check_plot_path
+
+        try:
+            check_plot_path(plot_path)
+        except CroupierError as error:
+            _fail(f"--plot {error}")
     processes = workers if workers is not None else (os.cpu_count() or 1)
     client = None
     submit = None
@@ -249,6 +265,13 @@ def simulate(
     if result.interrupted and result.played == 0:
         click.echo("error: interrupted before the first chunk of rounds finished", err=True)
         raise click.exceptions.Exit(_EXIT_INTERRUPTED)
+    if plot_path is not None:
+        from croupier.simulate.plot import plot_result
+
+        try:
+            plot_result(result, plot_path)
+        except CroupierError as error:
+            _fail(f"--plot {error}")
     if as_json:
         click.echo(json.dumps(result.to_json(bankroll), indent=2))
     else:

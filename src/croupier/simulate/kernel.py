@@ -36,6 +36,7 @@ __all__ = [
     "P_SIZE",
     "SIDE_OUTCOMES",
     "TALLY_SIZE",
+    "TRACE_FIELDS",
     "run_chunk",
 ]
 
@@ -139,6 +140,8 @@ T_WAGERED = 5  # the sum of the initial bets, in units
 T_NET_BY_WAGER = 6  # the sum over rounds of the round's net times its initial bets
 T_WAGER_SQUARES = 7  # the sum over rounds of the square of the round's initial bets
 T_OUTCOMES = 8  # 7 outcome counts, one per hand
+#: The sums a trace row copies: rounds to the wager squares.
+TRACE_FIELDS = 8
 T_DOUBLES = 15
 T_SPLITS = 16
 T_HANDS = 17
@@ -349,6 +352,7 @@ def run_chunk(
     session_histogram: IntArray,
     record: IntArray,
     log: IntArray,
+    trace: IntArray,
 ) -> int:
     """Play ``rounds`` rounds from ``shoe`` and add them to ``tally``; returns the shoe
     position at the end.
@@ -368,6 +372,8 @@ def run_chunk(
         session_histogram: counts of a session's net in initial bets, offset likewise.
         record: one row per round (``R_*``) when it has ``rounds`` rows (tests).
         log: each decision's legal mask and action when ``log[0, 0] >= 0`` (tests).
+        trace: the first ``TRACE_FIELDS`` sums of ``tally`` after every ``rounds // len``
+            rounds, one row each (none when it has no rows): the running mean's path.
     """
     n = shoe.shape[0]
     boxes = p[P_BOXES]
@@ -401,7 +407,17 @@ def run_chunk(
     true_count = 0
     session_net = 0
     session_rounds = 0
+    every = rounds // trace.shape[0] if trace.shape[0] > 0 else 0
+    countdown = every
+    traced = 0
     for r in range(rounds):
+        if every > 0:
+            if countdown == 0 and traced < trace.shape[0]:
+                for k in range(TRACE_FIELDS):
+                    trace[traced, k] = tally[k]
+                traced += 1
+                countdown = every
+            countdown -= 1
         if not fixed and (pos >= cut or (every and pos > 0)):
             pos = 0
             running = 0
@@ -959,6 +975,9 @@ def run_chunk(
                 session_histogram[bucket] += 1
                 session_net = 0
                 session_rounds = 0
+    if every > 0 and countdown == 0 and traced < trace.shape[0]:
+        for k in range(TRACE_FIELDS):
+            trace[traced, k] = tally[k]
     seed[0] = s0
     seed[1] = s1
     seed[2] = s2

@@ -53,6 +53,8 @@ Z95 = 1.959963984540054
 SESSION_ROUNDS = 100
 #: Half width of the session histogram, in initial bets.
 SESSION_BETS = 100
+#: Points of the running mean's path in each chunk.
+TRACE_ROWS = 64
 
 IntArray = npt.NDArray[np.int64]
 
@@ -93,13 +95,14 @@ class _Work:
     tables: CompiledStrategy
 
 
-def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray]:
-    """Play one chunk; returns its index, its tally and its two histograms."""
+def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray, IntArray]:
+    """Play one chunk; returns its index, its tally, its two histograms and its trace."""
     game = work.game
     tables = work.tables
     tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
     hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
     sessions = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
+    trace = np.zeros((min(TRACE_ROWS, chunk.rounds), kernel.TRACE_FIELDS), dtype=np.int64)
     kernel.run_chunk(
         game.shoe.copy(),
         False,
@@ -117,8 +120,26 @@ def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntA
         sessions,
         np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
         np.full((1, 2), -1, dtype=np.int64),
+        trace,
     )
-    return chunk.index, tally, hands, sessions
+    return chunk.index, tally, hands, sessions, trace
+
+
+def _mean_and_error(t: Sequence[int]) -> tuple[float, float]:
+    """The mean per initial bet and its standard error from a tally's first sums."""
+    n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
+    wagered = t[kernel.T_WAGERED]
+    if wagered == 0:
+        return 0.0, math.nan
+    m = t[kernel.T_NET] / wagered
+    if n < 2:
+        return m, math.nan
+    residual = (
+        t[kernel.T_ROUND_SQUARES]
+        - 2 * m * t[kernel.T_NET_BY_WAGER]
+        + m * m * t[kernel.T_WAGER_SQUARES]
+    )
+    return m, math.sqrt(max(residual, 0.0) * n / (n - 1)) / wagered
 
 
 @dataclass(frozen=True)
@@ -153,6 +174,8 @@ class SimulationResult:
         tally: the exact integer sums (``kernel.T_*``), in units of ``1/unit`` bet.
         hand_histogram: counts of a box's result per round, in units, centred.
         session_histogram: counts of a session's result in initial bets, centred.
+        running: the running mean's path: rounds played, the mean so far and its
+            standard error, :data:`TRACE_ROWS` points in each chunk and one at its end.
     """
 
     rules: Rules
@@ -169,7 +192,7 @@ class SimulationResult:
     tally: tuple[int, ...] = field(repr=False)
     hand_histogram: tuple[int, ...] = field(repr=False)
     session_histogram: tuple[int, ...] = field(repr=False)
-    running: tuple[tuple[int, float], ...] = field(repr=False, default=())
+    running: tuple[tuple[int, float, float], ...] = field(repr=False, default=())
     side_bet_amounts: tuple[Fraction, ...] = ()
     side_scale: int = 1
 
@@ -202,18 +225,7 @@ class SimulationResult:
         Boxes sharing a shoe are not independent, so the round, not the box, is the
         sample; with a bet spread the mean is a ratio and its error the ratio's.
         """
-        t = self.tally
-        n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
-        wagered = t[kernel.T_WAGERED]
-        if n < 2 or wagered == 0:
-            return math.nan
-        m = t[kernel.T_NET] / wagered
-        residual = (
-            t[kernel.T_ROUND_SQUARES]
-            - 2 * m * t[kernel.T_NET_BY_WAGER]
-            + m * m * t[kernel.T_WAGER_SQUARES]
-        )
-        return math.sqrt(max(residual, 0.0) * n / (n - 1)) / wagered
+        return _mean_and_error(self.tally)[1]
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -342,7 +354,7 @@ class SimulationResult:
 
 
 Progress = Callable[[int], None]
-ChunkResult = tuple[int, IntArray, IntArray, IntArray]
+ChunkResult = tuple[int, IntArray, IntArray, IntArray, IntArray]
 
 
 class ChunkFuture(Protocol):
@@ -443,19 +455,23 @@ def simulate(
     tally = [0] * kernel.TALLY_SIZE
     hands: IntArray = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
     sessions: IntArray = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
-    running: list[tuple[int, float]] = []
+    running: list[tuple[int, float, float]] = []
     done = 0
     interrupted = False
     start = time.perf_counter()
-    results: dict[int, tuple[IntArray, IntArray, IntArray]] = {}
+    results: dict[int, tuple[IntArray, IntArray, IntArray, IntArray]] = {}
 
     def take(
-        index: int, chunk_tally: IntArray, chunk_hands: IntArray, chunk_sessions: IntArray
+        index: int,
+        chunk_tally: IntArray,
+        chunk_hands: IntArray,
+        chunk_sessions: IntArray,
+        chunk_trace: IntArray,
     ) -> None:
         nonlocal done
         if index in results:
             return
-        results[index] = (chunk_tally, chunk_hands, chunk_sessions)
+        results[index] = (chunk_tally, chunk_hands, chunk_sessions, chunk_trace)
         done += plan[index].rounds
         if progress is not None:
             progress(done)
@@ -476,13 +492,17 @@ def simulate(
         interrupted = True
     seconds = time.perf_counter() - start
     for index in sorted(results):
-        chunk_tally, chunk_hands, chunk_sessions = results[index]
+        chunk_tally, chunk_hands, chunk_sessions, chunk_trace = results[index]
+        for row in chunk_trace:
+            sums = [tally[k] + int(row[k]) for k in range(kernel.TRACE_FIELDS)]
+            if sums[kernel.T_WAGERED]:
+                running.append((sums[kernel.T_ROUNDS], *_mean_and_error(sums)))
         for k in range(kernel.TALLY_SIZE):
             tally[k] += int(chunk_tally[k])
         hands += chunk_hands
         sessions += chunk_sessions
-        if tally[kernel.T_WAGERED]:
-            running.append((tally[kernel.T_ROUNDS], tally[kernel.T_NET] / tally[kernel.T_WAGERED]))
+        if tally[kernel.T_WAGERED] and (not running or running[-1][0] < tally[kernel.T_ROUNDS]):
+            running.append((tally[kernel.T_ROUNDS], *_mean_and_error(tally)))
     return SimulationResult(
         rules=rules,
         rounds=rounds,
