@@ -407,6 +407,38 @@ def run_chunk(
     true_count = 0
     session_net = 0
     session_rounds = 0
+    # The rules as locals: read once, not once a round.
+    hole = p[P_HOLE]
+    random_decisions = p[P_DECISIONS] == 1
+    by_rank = p[P_SPLIT_BY_RANK]
+    max_hands = p[P_MAX_HANDS]
+    surrender_rule = p[P_SURRENDER]
+    draw_to_12 = p[P_DRAW_TO_12]
+    indices = p[P_INDICES] == 1
+    logging = log[0, 0] >= 0
+    rule_blackjack_at_once = p[P_BLACKJACK_AT_ONCE]
+    rule_blackjack_pays = p[P_BLACKJACK_PAYS]
+    rule_dealer_blackjack_takes = p[P_DEALER_BLACKJACK_TAKES]
+    rule_double_after_split = p[P_DOUBLE_AFTER_SPLIT]
+    rule_double_nine_to_eleven = p[P_DOUBLE_NINE_TO_ELEVEN]
+    rule_double_on_21 = p[P_DOUBLE_ON_21]
+    rule_hit_split_aces = p[P_HIT_SPLIT_ACES]
+    rule_hole_first = p[P_HOLE_FIRST]
+    rule_insurance = p[P_INSURANCE]
+    rule_insurance_pays = p[P_INSURANCE_PAYS]
+    rule_insurance_with_blackjack = p[P_INSURANCE_WITH_BLACKJACK]
+    rule_resplit_aces = p[P_RESPLIT_ACES]
+    rule_win_pays = p[P_WIN_PAYS]
+    # Whether the dealer stands, by hard total (Aces as 1) and whether an Ace is held.
+    rule_hits_soft_17 = p[P_HITS_SOFT_17]
+    dealer_stands = np.zeros((32, 2), dtype=np.bool_)
+    for stand_hard in range(32):
+        for stand_ace in range(2):
+            stand_total = _total(stand_hard, stand_ace)
+            stand_soft = stand_ace == 1 and stand_hard <= 11
+            dealer_stands[stand_hard, stand_ace] = stand_total > 17 or (
+                stand_total == 17 and not (stand_soft and rule_hits_soft_17)
+            )
     every = rounds // trace.shape[0] if trace.shape[0] > 0 else 0
     countdown = every
     traced = 0
@@ -434,16 +466,6 @@ def run_chunk(
         dealer_blackjack = False
         final_total = 0
         while True:  # one pass: a break leaves the round
-            n = shoe.shape[0]
-            boxes = p[P_BOXES]
-            unit = p[P_UNIT]
-            hole = p[P_HOLE]
-            random_decisions = p[P_DECISIONS] == 1
-            by_rank = p[P_SPLIT_BY_RANK]
-            max_hands = p[P_MAX_HANDS]
-            surrender_rule = p[P_SURRENDER]
-            draw_to_12 = p[P_DRAW_TO_12]
-            indices = p[P_INDICES] == 1
             # -- the initial deal
             if n - pos < 2 * boxes + (1 if hole == 0 else 2):
                 void = True
@@ -480,7 +502,7 @@ def run_chunk(
             if hole != 0:
                 second_dealer, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                 pos += 1
-                if p[P_HOLE_FIRST]:
+                if rule_hole_first:
                     up = second_dealer
                     hole_card = first_dealer
                 else:
@@ -499,23 +521,23 @@ def run_chunk(
                     outcome = _side_outcome(key, hands[row, H_FIRST], hands[row, H_SECOND], up)
                     side_net[b, key] = side_pays[key, outcome] * stake
                     side_outcomes[b, key] = outcome
-            if p[P_BLACKJACK_AT_ONCE] and not up_blackjack:
+            if rule_blackjack_at_once and not up_blackjack:
                 for b in range(boxes):
                     row = b * 4
                     if hands[row, H_HARD] == 11 and hands[row, H_ACE]:
-                        hands[row, H_NET] = p[P_BLACKJACK_PAYS] * hands[row, H_STAKE] // unit
+                        hands[row, H_NET] = rule_blackjack_pays * hands[row, H_STAKE] // unit
                         hands[row, H_OUTCOME] = O_BLACKJACK
                         hands[row, H_SETTLED] = 1
                         hands[row, H_FINISHED] = 1
             insured = 0
             insurance_open = False
-            if up_ace and p[P_INSURANCE] and indices and true_count >= 3:
+            if up_ace and rule_insurance and indices and true_count >= 3:
                 # Insurance (the first index play): half the initial bet on each box, never on a
                 # blackjack unless the table allows it.
                 for b in range(boxes):
                     row = b * 4
                     is_blackjack = hands[row, H_HARD] == 11 and hands[row, H_ACE]
-                    if not is_blackjack or p[P_INSURANCE_WITH_BLACKJACK]:
+                    if not is_blackjack or rule_insurance_with_blackjack:
                         insured |= 1 << b
                         insurance_open = True
             if surrender_rule == 2 and not up_ace:
@@ -542,7 +564,7 @@ def run_chunk(
                         if play < 0:
                             play = first_play[ace if hard <= 11 else 0, total, up_index]
                         accept = _resolve(play, legal) == A_SURRENDER
-                    if 0 <= log[0, 0] < log.shape[0] - 1:
+                    if logging and log[0, 0] < log.shape[0] - 1:
                         entry = log[0, 0] + 1
                         log[entry, 0] = OFFER_MASK
                         log[entry, 1] = 1 if accept else 0
@@ -573,13 +595,13 @@ def run_chunk(
                 for b in range(boxes):
                     row = b * 4
                     if hands[row, H_HARD] == 11 and hands[row, H_ACE] and not hands[row, H_SETTLED]:
-                        hands[row, H_NET] = p[P_BLACKJACK_PAYS] * hands[row, H_STAKE] // unit
+                        hands[row, H_NET] = rule_blackjack_pays * hands[row, H_STAKE] // unit
                         hands[row, H_OUTCOME] = O_BLACKJACK
                         hands[row, H_SETTLED] = 1
                         hands[row, H_FINISHED] = 1
             # While the dealer may still turn out to hold a blackjack (no peek, an Ace or ten up).
             blackjack_possible = up_blackjack and not peeked
-            holds_bust = p[P_DEALER_BLACKJACK_TAKES] == 1 and blackjack_possible
+            holds_bust = rule_dealer_blackjack_takes == 1 and blackjack_possible
             # -- the players' turns
             for b in range(boxes):
                 h = 0
@@ -612,7 +634,7 @@ def run_chunk(
                     total = _total(hard, ace)
                     split_aces = hands[row, H_SPLIT_ACES]
                     legal = 0
-                    if total < 21 and (not split_aces or p[P_HIT_SPLIT_ACES]):
+                    if total < 21 and (not split_aces or rule_hit_split_aces):
                         legal |= 1 << A_HIT
                     if total >= 12 or not draw_to_12:
                         legal |= 1 << A_STAND
@@ -621,15 +643,15 @@ def run_chunk(
                     if cards == 2:
                         if (
                             not split_aces
-                            and (not from_split or p[P_DOUBLE_AFTER_SPLIT])
-                            and (not p[P_DOUBLE_NINE_TO_ELEVEN] or (total >= 9 and total <= 11))
-                            and (total != 21 or p[P_DOUBLE_ON_21])
+                            and (not from_split or rule_double_after_split)
+                            and (not rule_double_nine_to_eleven or (total >= 9 and total <= 11))
+                            and (total != 21 or rule_double_on_21)
                         ):
                             legal |= 1 << A_DOUBLE
                         if (
                             _pair_by_rule(one, two, by_rank)
                             and counts[b] < max_hands
-                            and (not split_aces or p[P_RESPLIT_ACES])
+                            and (not split_aces or rule_resplit_aces)
                         ):
                             legal |= 1 << A_SPLIT
                         if (
@@ -708,7 +730,7 @@ def run_chunk(
                             action = _resolve(play, legal)
                         elif not (from_split and play == 4):
                             action = _resolve(play, legal)
-                    if 0 <= log[0, 0] < log.shape[0] - 1:
+                    if logging and log[0, 0] < log.shape[0] - 1:
                         entry = log[0, 0] + 1
                         log[entry, 0] = offered
                         log[entry, 1] = action
@@ -828,13 +850,8 @@ def run_chunk(
                     if live:
                         break
                 if live:
-                    hits_soft_17 = p[P_HITS_SOFT_17]
                     while True:
-                        dealer_total = _total(dealer_hard, dealer_ace)
-                        soft = dealer_ace and dealer_hard <= 11
-                        if dealer_total > 17 or (
-                            dealer_total == 17 and not (soft and hits_soft_17)
-                        ):
+                        if dealer_stands[dealer_hard, 1 if dealer_ace else 0]:
                             break
                         if pos >= n:
                             void = True
@@ -849,13 +866,13 @@ def run_chunk(
             final_total = _total(dealer_hard, dealer_ace)
             break
         if not void:
-            takes = p[P_DEALER_BLACKJACK_TAKES]
-            even_money = p[P_WIN_PAYS] == unit
+            takes = rule_dealer_blackjack_takes
+            even_money = rule_win_pays == unit
             for b in range(boxes):
                 if insured & (1 << b):
                     half = bets[b] // 2
                     tally[T_INSURANCE_TAKEN] += 1
-                    gain = p[P_INSURANCE_PAYS] * half // unit if dealer_blackjack else -half
+                    gain = rule_insurance_pays * half // unit if dealer_blackjack else -half
                     tally[T_INSURANCE_NET] += gain
                     box_net[b] += gain
                 cap = bets[b]
@@ -891,10 +908,10 @@ def run_chunk(
                                 net = -stake
                                 outcome = O_BUST
                             elif blackjack:
-                                net = p[P_BLACKJACK_PAYS] * stake // unit
+                                net = rule_blackjack_pays * stake // unit
                                 outcome = O_BLACKJACK
                             elif final_total > 21 or total > final_total:
-                                net = stake if even_money else p[P_WIN_PAYS] * stake // unit
+                                net = stake if even_money else rule_win_pays * stake // unit
                                 outcome = O_WIN
                             elif total == final_total:
                                 net = 0
