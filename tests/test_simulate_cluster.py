@@ -79,3 +79,26 @@ def test_workers_and_a_cluster_exclude_each_other() -> None:
     arguments = ["--rules", "live", "--workers", "2", "--cluster", "tcp://127.0.0.1:1"]
     result = CliRunner().invoke(cli, ["simulate", *arguments])
     assert result.exit_code == 2 and "exclude each other" in result.stderr
+
+
+def test_a_chunk_failing_on_the_cluster_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from croupier.simulate import cluster as cluster_module
+
+    def broken(*_: object) -> object:
+        raise ModuleNotFoundError("No module named 'croupier'")
+
+    monkeypatch.setattr(cluster_module, "play_chunk", broken)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as local:
+        result = CliRunner().invoke(
+            cli,
+            ["simulate", "--rules", "live", "--rounds", "10", "--cluster", local.scheduler_address],
+        )
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: --cluster: a chunk failed on the cluster: "
+        "ModuleNotFoundError: No module named 'croupier'\n"
+    )

@@ -256,6 +256,12 @@ def simulate(
         )
     except CroupierError as error:
         _fail(str(error))
+    except Exception as error:
+        if client is None:
+            raise
+        # A worker without croupier, or one that died: the cluster's error, in one line.
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        _fail(f"--cluster: a chunk failed on the cluster: {type(error).__name__}: {reason}")
     finally:
         timer.cancel()
         timer.join()

@@ -14,7 +14,9 @@ version) and compiles the kernel once, into its own disk cache.
 >>> from distributed import Client, LocalCluster
 >>> from croupier.presets import find_rules
 >>> from croupier.simulate.run import simulate
->>> with LocalCluster(processes=False, n_workers=1, threads_per_worker=2) as cluster:
+>>> with LocalCluster(
+...     processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0"
+... ) as cluster:
 ...     with connect(cluster.scheduler_address) as client:
 ...         remote = simulate(
 ...             find_rules("live"), rounds=3_000, seed=5, chunk_rounds=1_000,
