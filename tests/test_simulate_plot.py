@@ -52,3 +52,16 @@ def test_a_plot_that_cannot_be_written_is_refused_before_the_run(
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: --plot {path}: ") and message in result.stderr
     assert result.stderr.count("\n") == 1 and not path.exists()
+
+
+def test_the_running_path_stays_bounded_however_many_chunks() -> None:
+    from croupier.simulate.run import RUNNING_POINTS
+
+    rules = find_rules("live")
+    # 300 chunks of 64 rounds: 64 points each, 19,200 in all before thinning.
+    result = simulate(rules, rounds=300 * 64, seed=3, chunk_rounds=64)
+    assert RUNNING_POINTS <= len(result.running) <= 2 * RUNNING_POINTS
+    played = [point[0] for point in result.running]
+    assert played == sorted(set(played))
+    assert result.running[-1] == (300 * 64, result.mean, result.standard_error)
+    assert result.running == simulate(rules, rounds=300 * 64, seed=3, chunk_rounds=64).running

@@ -21,6 +21,7 @@ import math
 import multiprocessing
 import signal
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -55,6 +56,8 @@ SESSION_ROUNDS = 100
 SESSION_BETS = 100
 #: Points of the running mean's path in each chunk.
 TRACE_ROWS = 64
+#: The running path keeps between this many points and twice as many, however long the run.
+RUNNING_POINTS = 4096
 
 IntArray = npt.NDArray[np.int64]
 
@@ -372,16 +375,26 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _collect(futures: Sequence[ChunkFuture], take: Callable[..., None]) -> None:
-    """Take each chunk's result in order; on Ctrl-C cancel those not started, take those
-    already finished, and stop."""
+def _collect(
+    submit: Callable[[Chunk], ChunkFuture],
+    plan: Sequence[Chunk],
+    take: Callable[..., None],
+    window: int,
+) -> None:
+    """Submit the chunks, at most ``window`` under way at once, and take each result in
+    order; on Ctrl-C cancel those not started, take those already finished, and stop."""
+    pending: deque[ChunkFuture] = deque()
     try:
-        for future in futures:
-            take(*future.result())
+        for chunk in plan:
+            pending.append(submit(chunk))
+            if len(pending) >= window:
+                take(*pending.popleft().result())
+        while pending:
+            take(*pending.popleft().result())
     except KeyboardInterrupt:
-        for future in futures:
+        for future in pending:
             future.cancel()
-        for future in futures:
+        for future in pending:
             if future.done():
                 try:
                     result = future.result(timeout=0)
@@ -459,7 +472,28 @@ def simulate(
     done = 0
     interrupted = False
     start = time.perf_counter()
-    results: dict[int, tuple[IntArray, IntArray, IntArray, IntArray]] = {}
+    # Chunks are merged in index order as they come, so the merge (and every float of the
+    # running path) does not depend on timing and memory stays flat: only chunks that
+    # finished ahead of an earlier one wait here.
+    held: dict[int, tuple[IntArray, IntArray, IntArray, IntArray]] = {}
+    merged = 0
+
+    def merge(
+        chunk_tally: IntArray, chunk_hands: IntArray, chunk_sessions: IntArray, trace: IntArray
+    ) -> None:
+        nonlocal running
+        for row in trace:
+            sums = [tally[k] + int(row[k]) for k in range(kernel.TRACE_FIELDS)]
+            if sums[kernel.T_WAGERED]:
+                running.append((sums[kernel.T_ROUNDS], *_mean_and_error(sums)))
+        for k in range(kernel.TALLY_SIZE):
+            tally[k] += int(chunk_tally[k])
+        hands[:] += chunk_hands
+        sessions[:] += chunk_sessions
+        if tally[kernel.T_WAGERED] and (not running or running[-1][0] < tally[kernel.T_ROUNDS]):
+            running.append((tally[kernel.T_ROUNDS], *_mean_and_error(tally)))
+        if len(running) > 2 * RUNNING_POINTS:
+            running = [*running[-2::-2][::-1], running[-1]]
 
     def take(
         index: int,
@@ -468,17 +502,21 @@ def simulate(
         chunk_sessions: IntArray,
         chunk_trace: IntArray,
     ) -> None:
-        nonlocal done
-        if index in results:
+        nonlocal done, merged
+        if index < merged or index in held:
             return
-        results[index] = (chunk_tally, chunk_hands, chunk_sessions, chunk_trace)
+        held[index] = (chunk_tally, chunk_hands, chunk_sessions, chunk_trace)
+        while merged in held:
+            merge(*held.pop(merged))
+            merged += 1
         done += plan[index].rounds
         if progress is not None:
             progress(done)
 
+    window = max(4, 2 * workers)
     try:
         if submit is not None:
-            _collect([submit(work, chunk) for chunk in plan], take)
+            _collect(lambda chunk: submit(work, chunk), plan, take, window)
         elif workers == 1 or len(plan) == 1:
             for chunk in plan:
                 take(*play_chunk(work, chunk))
@@ -487,22 +525,13 @@ def simulate(
             with ProcessPoolExecutor(
                 max_workers=workers, mp_context=context, initializer=_ignore_interrupts
             ) as pool:
-                _collect([pool.submit(play_chunk, work, chunk) for chunk in plan], take)
+                _collect(lambda chunk: pool.submit(play_chunk, work, chunk), plan, take, window)
     except KeyboardInterrupt:
         interrupted = True
     seconds = time.perf_counter() - start
-    for index in sorted(results):
-        chunk_tally, chunk_hands, chunk_sessions, chunk_trace = results[index]
-        for row in chunk_trace:
-            sums = [tally[k] + int(row[k]) for k in range(kernel.TRACE_FIELDS)]
-            if sums[kernel.T_WAGERED]:
-                running.append((sums[kernel.T_ROUNDS], *_mean_and_error(sums)))
-        for k in range(kernel.TALLY_SIZE):
-            tally[k] += int(chunk_tally[k])
-        hands += chunk_hands
-        sessions += chunk_sessions
-        if tally[kernel.T_WAGERED] and (not running or running[-1][0] < tally[kernel.T_ROUNDS]):
-            running.append((tally[kernel.T_ROUNDS], *_mean_and_error(tally)))
+    # After Ctrl-C, the chunks finished past one that did not.
+    for index in sorted(held):
+        merge(*held.pop(index))
     return SimulationResult(
         rules=rules,
         rounds=rounds,
