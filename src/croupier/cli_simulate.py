@@ -341,8 +341,8 @@ def _print(result: object, bankroll: float | None) -> None:
         table.add_row(name, f"{share:.5f}")
     for key, side in result.side_bet_results().items():
         table.add_row(
-            f"side bet {key} ({side.stake} bet), per unit staked",
-            f"{side.mean:+.5f}  (95% {side.ci95[0]:+.5f} to {side.ci95[1]:+.5f}), "
+            f"side bet {key} ({side.stake} bet)",
+            f"{side.mean:+.5f} a unit  (95% {side.ci95[0]:+.5f} to {side.ci95[1]:+.5f}), "
             f"{side.hits:,} hits",
         )
     if result.spread is not None:
