@@ -429,6 +429,24 @@ def run_chunk(
     rule_insurance_with_blackjack = p[P_INSURANCE_WITH_BLACKJACK]
     rule_resplit_aces = p[P_RESPLIT_ACES]
     rule_win_pays = p[P_WIN_PAYS]
+    # The legal actions of a box's first decision (two cards, not split) and of a hand
+    # past it, by total; a pair adds the split.
+    first_legal = np.zeros(32, dtype=np.int64)
+    drawn_legal = np.zeros(32, dtype=np.int64)
+    for legal_total in range(32):
+        mask = 0
+        if legal_total < 21:
+            mask |= 1 << A_HIT
+        if legal_total >= 12 or not draw_to_12:
+            mask |= 1 << A_STAND
+        drawn_legal[legal_total] = mask
+        if (not rule_double_nine_to_eleven or 9 <= legal_total <= 11) and (
+            legal_total != 21 or rule_double_on_21
+        ):
+            mask |= 1 << A_DOUBLE
+        if surrender_rule == 1 or surrender_rule == 3:
+            mask |= 1 << A_SURRENDER
+        first_legal[legal_total] = mask
     # Whether the dealer stands, by hard total (Aces as 1) and whether an Ace is held.
     rule_hits_soft_17 = p[P_HITS_SOFT_17]
     dealer_stands = np.zeros((32, 2), dtype=np.bool_)
@@ -633,14 +651,24 @@ def run_chunk(
                         continue
                     total = _total(hard, ace)
                     split_aces = hands[row, H_SPLIT_ACES]
-                    legal = 0
-                    if total < 21 and (not split_aces or rule_hit_split_aces):
-                        legal |= 1 << A_HIT
-                    if total >= 12 or not draw_to_12:
-                        legal |= 1 << A_STAND
                     one = hands[row, H_FIRST]
                     two = hands[row, H_SECOND]
-                    if cards == 2:
+                    if cards == 2 and not from_split and counts[b] == 1:
+                        # The box's first decision: the rules' mask for the total, looked up.
+                        legal = first_legal[total]
+                        if max_hands > 1 and _pair_by_rule(one, two, by_rank):
+                            legal |= 1 << A_SPLIT
+                    elif cards > 2:
+                        legal = drawn_legal[total]
+                        if split_aces and not rule_hit_split_aces:
+                            legal &= ~(1 << A_HIT)
+                    else:
+                        legal = 0
+                        if total < 21 and (not split_aces or rule_hit_split_aces):
+                            legal |= 1 << A_HIT
+                        if total >= 12 or not draw_to_12:
+                            legal |= 1 << A_STAND
+                    if cards == 2 and (from_split or counts[b] > 1):
                         if (
                             not split_aces
                             and (not from_split or rule_double_after_split)
