@@ -173,6 +173,13 @@ def test_side_bet_amounts_on_the_command_line() -> None:
         assert failed.exit_code == 2, setting
         assert failed.stderr.startswith(f"error: --side-bets {setting}: the amount must")
         assert failed.stderr.count("\n") == 1
+    # Stakes of 1/997, 1/991 and 100 bets are whole numbers of 1/988,027 of a bet: a chunk's
+    # sum of squared side-bet results could overflow 64 bits, so the run is refused.
+    fine = ["under_13=1/997", "over_13=1/991", "player_pair=100"]
+    arguments = ["simulate", "--rules", "rws-v5", "--rounds", "10"]
+    refused = runner.invoke(cli, [*arguments, *(f"--side-bets={bet}" for bet in fine)])
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1
+    assert "counted in 1/988027 of a bet, too fine to tally exactly" in refused.stderr
     twice = runner.invoke(
         cli,
         ["simulate", "--rules", "rws-v5", "--side-bets", "under_13", "--side-bets", "under_13=2"],

@@ -460,6 +460,18 @@ def simulate(
         session=SESSION_ROUNDS,
         session_bets=SESSION_BETS,
     )
+    # A chunk sums the squares of the side bets' results in int64: refuse stakes so fine
+    # (a side-bet unit the smallest common fraction of them all) that the sums could overflow.
+    largest = int(np.abs(game.side_pays).max()) * int(game.side_stakes.max(initial=0))
+    if largest and largest * largest * boxes * chunk_rounds >= 2**63:
+        stakes = ", ".join(
+            f"{bet.value}={amount}" for bet, amount in (side_bet_amounts or {}).items()
+        )
+        scale = side_bet_scale(side_bet_amounts or {})
+        raise RulesError(
+            f"the side-bet stakes {stakes} are counted in 1/{scale} of a bet, too fine to "
+            "tally exactly; choose amounts with a smaller common denominator"
+        )
     work = _Work(game, compile_strategy(chart, index_table))
     plan = chunks(rounds, seed, chunk_rounds)
     exact = None
