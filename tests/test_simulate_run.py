@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
+import pytest
 from click.testing import CliRunner
 
 from croupier.cli import cli
@@ -109,3 +111,129 @@ def test_counting_with_a_spread_reports_win_rate_and_risk_of_ruin() -> None:
     counting = json.loads(result.stdout)["counting"]
     assert counting["spread"] == [1, 8]
     assert 0 <= counting["risk_of_ruin"] <= 1
+
+
+def test_side_bet_amounts_scale_their_tallies_exactly() -> None:
+    from fractions import Fraction
+
+    from croupier.rules import SideBet
+    from croupier.simulate import kernel
+    from croupier.simulate.compile import SIDE_BETS
+
+    rules = find_rules("rws-v5")
+    under, over = SideBet.UNDER_13, SideBet.OVER_13
+    one = simulate(rules, rounds=20_000, seed=9, boxes=2, side_bets=(under, over))
+    amounts = {under: Fraction(1, 2), over: Fraction(3)}
+    mixed = simulate(
+        rules, rounds=20_000, seed=9, boxes=2, side_bets=(under, over), side_bet_amounts=amounts
+    )
+    # Side bets take no cards: the main game is the same round for round.
+    assert mixed.tally[: kernel.T_SIDE] == one.tally[: kernel.T_SIDE]
+    # Stakes of 1/2 and 3 initial bets are 1 and 6 side-bet units of 1/2 bet, so every net,
+    # a whole number of units, is 1 and 6 times the net of a 1-bet stake.
+    assert mixed.side_scale == 2
+    for side_bet, factor in ((under, 1), (over, 6)):
+        base = kernel.T_SIDE + SIDE_BETS.index(side_bet) * kernel.SIDE_FIELDS
+        assert mixed.tally[base + kernel.T_SIDE_NET] == factor * one.tally[base + kernel.T_SIDE_NET]
+        assert mixed.tally[base + kernel.T_SIDE_SQUARES] == (
+            factor * factor * one.tally[base + kernel.T_SIDE_SQUARES]
+        )
+    # Per unit staked the results are the same.
+    for key, side in mixed.side_bet_results().items():
+        reference = one.side_bet_results()[key]
+        assert side.mean == pytest.approx(reference.mean, abs=1e-15)
+        assert side.hits == reference.hits
+    assert mixed.side_bet_results()["over_13"].stake == 3
+
+
+def test_side_bet_amounts_on_the_command_line() -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        cli,
+        [
+            "simulate",
+            "--rules",
+            "rws-v5",
+            "--rounds",
+            "5000",
+            "--workers",
+            "1",
+            "--side-bets",
+            "under_13=0.5",
+            "--side-bets",
+            "over_13=1/5",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    sides = json.loads(result.stdout)["side_bets"]
+    assert sides["under_13"]["stake"] == "1/2" and sides["over_13"]["stake"] == "1/5"
+    for setting in ("under_13=0", "under_13=-1", "under_13=abc", "under_13=1/0", "under_13=101"):
+        failed = runner.invoke(cli, ["simulate", "--rules", "rws-v5", "--side-bets", setting])
+        assert failed.exit_code == 2, setting
+        assert failed.stderr.startswith(f"error: --side-bets {setting}: the amount must")
+        assert failed.stderr.count("\n") == 1
+    # Stakes of 1/997, 1/991 and 100 bets are whole numbers of 1/988,027 of a bet: a chunk's
+    # sum of squared side-bet results could overflow 64 bits, so the run is refused.
+    fine = ["under_13=1/997", "over_13=1/991", "player_pair=100"]
+    arguments = ["simulate", "--rules", "rws-v5", "--rounds", "10"]
+    refused = runner.invoke(cli, [*arguments, *(f"--side-bets={bet}" for bet in fine)])
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1
+    assert "counted in 1/988027 of a bet, too fine to tally exactly" in refused.stderr
+    twice = runner.invoke(
+        cli,
+        ["simulate", "--rules", "rws-v5", "--side-bets", "under_13", "--side-bets", "under_13=2"],
+    )
+    assert twice.exit_code == 2 and "given twice" in twice.stderr
+
+
+def _interrupt_after(calls: int) -> Callable[[int], None]:
+    count = 0
+
+    def progress(done: int) -> None:
+        nonlocal count
+        count += 1
+        if count >= calls:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+def test_ctrl_c_stops_the_run_and_keeps_the_chunks_finished() -> None:
+    rules = find_rules("live")
+    stopped = simulate(
+        rules, rounds=50_000, seed=2, chunk_rounds=10_000, progress=_interrupt_after(2)
+    )
+    assert stopped.interrupted and stopped.played == 20_000
+    # The chunks kept are the run's first two, as a run of 20,000 rounds plays them.
+    assert stopped == simulate(rules, rounds=20_000, seed=2, chunk_rounds=10_000)
+    parallel = simulate(
+        rules, rounds=200_000, seed=2, chunk_rounds=10_000, workers=2, progress=_interrupt_after(1)
+    )
+    assert parallel.interrupted and 10_000 <= parallel.played < 200_000
+    assert parallel.played % 10_000 == 0
+
+
+def test_ctrl_c_on_the_command_line_reports_what_was_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.simulate import run
+
+    played = 0
+    real = run.play_chunk
+
+    def play_then_interrupt(work: object, chunk: run.Chunk) -> object:
+        nonlocal played
+        if played:
+            raise KeyboardInterrupt
+        played += 1
+        return real(work, chunk)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "play_chunk", play_then_interrupt)
+    arguments = ["simulate", "--rules", "live", "--rounds", "3000000", "--workers", "1"]
+    result = CliRunner().invoke(cli, [*arguments, "--json"])
+    assert result.exit_code == 130, result.output
+    data = json.loads(result.stdout)
+    assert data["interrupted"] is True and data["rounds"] == run.CHUNK_ROUNDS
+    played = 1  # the first chunk is interrupted: nothing to report
+    nothing = CliRunner().invoke(cli, arguments)
+    assert nothing.exit_code == 130
+    assert nothing.stderr == "error: interrupted before the first chunk of rounds finished\n"

@@ -12,12 +12,23 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from fractions import Fraction
+from pathlib import Path
 from typing import NoReturn
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from croupier.cli_strategy import _changed_rules
 from croupier.errors import CroupierError
@@ -27,6 +38,10 @@ from croupier.rules import SIDE_BET_KEYS, SideBet
 __all__ = ["simulate"]
 
 _EXIT_USER_ERROR = 2
+#: Exit status after Ctrl-C (128 + SIGINT), once what was done is reported.
+_EXIT_INTERRUPTED = 130
+#: Runs shorter than this show no progress bar.
+_QUIET_SECONDS = 1.0
 
 
 def _fail(message: str) -> NoReturn:
@@ -34,23 +49,40 @@ def _fail(message: str) -> NoReturn:
     raise click.exceptions.Exit(_EXIT_USER_ERROR)
 
 
-def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
-    chosen: list[SideBet] = []
+#: The largest side-bet stake, in initial bets.
+_MOST_SIDE_BET = 100
+
+
+def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
+    """Each ``KEY[=AMOUNT]`` as a side bet and its stake in initial bets (1 by default)."""
+    chosen: dict[SideBet, Fraction] = {}
     for setting in settings:
-        key, _, amount = setting.partition("=")
+        key, equals, amount = setting.partition("=")
         key = key.strip()
         if key not in SIDE_BET_KEYS:
             _fail(
                 f"--side-bets {setting}: unknown side bet; the side bets are: "
                 f"{', '.join(SIDE_BET_KEYS)}"
             )
-        if amount and amount.strip() not in ("1", "1.0"):
-            _fail(
-                f"--side-bets {setting}: each side bet stakes one initial bet; "
-                "results are given per unit staked"
-            )
-        chosen.append(SideBet(key))
-    return tuple(dict.fromkeys(chosen))
+        stake = Fraction(1)
+        if equals:
+            try:
+                stake = Fraction(amount.strip())
+            except (ValueError, ZeroDivisionError):
+                _fail(
+                    f"--side-bets {setting}: the amount must be a number of initial bets, "
+                    "such as 1, 0.5 or 1/5"
+                )
+            if not 0 < stake <= _MOST_SIDE_BET or stake.denominator > 1000:
+                _fail(
+                    f"--side-bets {setting}: the amount must be more than 0 and at most "
+                    f"{_MOST_SIDE_BET} initial bets, in steps of no less than 1/1000"
+                )
+        side_bet = SideBet(key)
+        if side_bet in chosen:
+            _fail(f"--side-bets {setting}: {key} is given twice")
+        chosen[side_bet] = stake
+    return chosen
 
 
 @click.command(name="simulate")
@@ -81,15 +113,15 @@ def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
     "strategy_name",
     default="basic",
     show_default=True,
-    metavar="basic",
-    help="The chart: the derived basic strategy.",
+    metavar="basic|FILE",
+    help="The chart: the derived basic strategy, or a chart file as `croupier strategy` writes it.",
 )
 @click.option(
     "--side-bets",
     "side_bet_settings",
     multiple=True,
-    metavar="KEY[=1]",
-    help="A side bet on every box, one initial bet (repeatable).",
+    metavar="KEY[=AMOUNT]",
+    help="A side bet on every box, AMOUNT initial bets (1, 0.5, 1/5; default 1; repeatable).",
 )
 @click.option("--count", type=click.Choice(["hi-lo"]), default=None, help="Count cards.")
 @click.option(
@@ -118,6 +150,20 @@ def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
     default=None,
     help="Processes; every core when omitted.",
 )
+@click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS",
+    help="Play the chunks on the Dask scheduler at ADDRESS (tcp://host:8786).",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE.png",
+    help="Draw the running mean and the distributions of results into FILE.png (matplotlib).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def simulate(
     rules_name: str,
@@ -132,6 +178,8 @@ def simulate(
     bankroll: float | None,
     seed: int,
     workers: int | None,
+    cluster: str | None,
+    plot_path: Path | None,
     as_json: bool,
 ) -> None:
     """Deal ROUNDS rounds of preset NAME from real shoes and report the result per
@@ -141,8 +189,14 @@ def simulate(
     except CroupierError as error:
         _fail(str(error))
     rules = _changed_rules(preset.rules, settings)
+    chart = None
     if strategy_name != "basic":
-        _fail(f"--strategy {strategy_name}: only the derived basic strategy is played")
+        from croupier.analysis.chart_file import read_chart
+
+        try:
+            chart = read_chart(Path(strategy_name), rules)
+        except CroupierError as error:
+            _fail(f"--strategy: {error}")
     if (spread is not None or indices or bankroll is not None) and count is None:
         option = "--spread" if spread is not None else "--indices" if indices else "--bankroll"
         _fail(f"{option} needs --count hi-lo")
@@ -158,36 +212,109 @@ def simulate(
     side_bets = _side_bets(side_bet_settings)
     if boxes > rules.boxes:
         _fail(f"--boxes {boxes}: {rules.name} has {rules.boxes} boxes")
+    if plot_path is not None:
+        from croupier.simulate.plot import check_plot_path
+
+        try:
+            check_plot_path(plot_path)
+        except CroupierError as error:
+            _fail(f"--plot {error}")
     processes = workers if workers is not None else (os.cpu_count() or 1)
-    console = Console(stderr=True)
-    with Progress(
+    client = None
+    submit = None
+    if cluster is not None:
+        if workers is not None:
+            _fail("--workers and --cluster exclude each other: the cluster's workers play")
+        from croupier.simulate.cluster import connect, submitter, worker_threads
+
+        try:
+            client = connect(cluster)
+        except CroupierError as error:
+            _fail(f"--cluster: {error}")
+        processes = worker_threads(client)
+        submit = submitter(client)
+    bar = _progress_bar(Console(stderr=True))
+    task = bar.add_task(rules.name, total=rounds)
+    # The bar shows only on a run longer than a second.
+    timer = threading.Timer(_QUIET_SECONDS, bar.start)
+    timer.daemon = True
+    timer.start()
+    try:
+        result = run(
+            rules,
+            rounds=rounds,
+            seed=seed,
+            boxes=boxes,
+            side_bets=tuple(side_bets),
+            side_bet_amounts=side_bets,
+            strategy=chart,
+            spread=parsed_spread,
+            indices=indices,
+            workers=processes,
+            progress=lambda done: bar.update(task, completed=done),
+            submit=submit,
+        )
+    except CroupierError as error:
+        _fail(str(error))
+    except Exception as error:
+        if client is None:
+            raise
+        # A worker without croupier, or one that died: the cluster's error, in one line.
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        _fail(f"--cluster: a chunk failed on the cluster: {type(error).__name__}: {reason}")
+    finally:
+        timer.cancel()
+        timer.join()
+        bar.stop()
+        if client is not None:
+            client.close()  # type: ignore[no-untyped-call,unused-ignore]
+    if result.interrupted and result.played == 0:
+        click.echo("error: interrupted before the first chunk of rounds finished", err=True)
+        raise click.exceptions.Exit(_EXIT_INTERRUPTED)
+    if plot_path is not None:
+        from croupier.simulate.plot import plot_result
+
+        try:
+            plot_result(result, plot_path)
+        except CroupierError as error:
+            _fail(f"--plot {error}")
+    if as_json:
+        click.echo(json.dumps(result.to_json(bankroll), indent=2))
+    else:
+        _print(result, bankroll)
+    if result.interrupted:
+        raise click.exceptions.Exit(_EXIT_INTERRUPTED)
+
+
+class _RoundsPerSecond(ProgressColumn):
+    """The run's speed, in rounds per second."""
+
+    def render(self, task: Task) -> Text:
+        """The speed so far, once there is one."""
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} rounds/s" if speed else "", style="progress.data.speed")
+
+
+def _progress_bar(console: Console) -> Progress:
+    """A bar with the rounds done, their rate and the time left (on a terminal only).
+
+    >>> import io
+    >>> bar = _progress_bar(Console(file=io.StringIO()))
+    >>> task = bar.add_task("live", total=4_000_000)
+    >>> bar.update(task, completed=1_000_000)
+    >>> [column.__class__.__name__ for column in bar.columns][-2:]
+    ['_RoundsPerSecond', 'TimeRemainingColumn']
+    """
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn("{task.completed:,.0f}/{task.total:,.0f} rounds"),
+        _RoundsPerSecond(),
         TimeRemainingColumn(),
         console=console,
         transient=True,
         disable=not console.is_terminal,
-    ) as bar:
-        task = bar.add_task(rules.name, total=rounds)
-        try:
-            result = run(
-                rules,
-                rounds=rounds,
-                seed=seed,
-                boxes=boxes,
-                side_bets=side_bets,
-                spread=parsed_spread,
-                indices=indices,
-                workers=processes,
-                progress=lambda done: bar.update(task, completed=done),
-            )
-        except CroupierError as error:
-            _fail(str(error))
-    if as_json:
-        click.echo(json.dumps(result.to_json(bankroll), indent=2))
-        return
-    _print(result, bankroll)
+    )
 
 
 def _print(result: object, bankroll: float | None) -> None:
@@ -214,8 +341,8 @@ def _print(result: object, bankroll: float | None) -> None:
         table.add_row(name, f"{share:.5f}")
     for key, side in result.side_bet_results().items():
         table.add_row(
-            f"side bet {key}",
-            f"{side.mean:+.5f}  (95% {side.ci95[0]:+.5f} to {side.ci95[1]:+.5f}), "
+            f"side bet {key} ({side.stake} bet)",
+            f"{side.mean:+.5f} a unit  (95% {side.ci95[0]:+.5f} to {side.ci95[1]:+.5f}), "
             f"{side.hits:,} hits",
         )
     if result.spread is not None:

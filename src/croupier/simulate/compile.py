@@ -168,8 +168,27 @@ def _side_pays(rules: Rules, unit: int) -> IntArray:
     return pays
 
 
-def side_bet_stakes(rules: Rules, boxes: int, side_bets: Sequence[SideBet]) -> IntArray:
-    """1 where each box carries each side bet.
+def side_bet_scale(amounts: Mapping[SideBet, Fraction]) -> int:
+    """The side-bet units in one initial bet: the smallest whole number that makes every
+    side bet's stake a whole number of them.
+
+    >>> side_bet_scale({SideBet.UNDER_13: Fraction(1, 2), SideBet.OVER_13: Fraction(2, 3)})
+    6
+    """
+    scale = 1
+    for amount in amounts.values():
+        scale = math.lcm(scale, amount.denominator)
+    return scale
+
+
+def side_bet_stakes(
+    rules: Rules,
+    boxes: int,
+    side_bets: Sequence[SideBet],
+    amounts: Mapping[SideBet, Fraction] | None = None,
+) -> IntArray:
+    """Each box's stake on each side bet, in side-bet units (:func:`side_bet_scale`):
+    one initial bet each unless ``amounts`` says otherwise, 0 where none is placed.
 
     Raises:
         RulesError: the rule set does not offer one of ``side_bets``.
@@ -177,6 +196,9 @@ def side_bet_stakes(rules: Rules, boxes: int, side_bets: Sequence[SideBet]) -> I
     >>> from croupier.presets import find_rules
     >>> side_bet_stakes(find_rules("rws-v5"), 2, [SideBet.UNDER_13]).tolist()
     [[0, 1, 0, 0, 0], [0, 1, 0, 0, 0]]
+    >>> halves = {SideBet.UNDER_13: Fraction(1, 2), SideBet.OVER_13: Fraction(3)}
+    >>> side_bet_stakes(find_rules("rws-v5"), 1, list(halves), halves).tolist()
+    [[0, 1, 6, 0, 0]]
     >>> side_bet_stakes(find_rules("live"), 1, [SideBet.UNDER_13])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -190,7 +212,11 @@ def side_bet_stakes(rules: Rules, boxes: int, side_bets: Sequence[SideBet]) -> I
             raise RulesError(
                 f"{rules.name} does not offer the side bet {side_bet.value}; it offers: {names}"
             )
-        stakes[:, SIDE_BETS.index(side_bet)] = 1
+        amount = amounts.get(side_bet, Fraction(1)) if amounts is not None else Fraction(1)
+        if amount <= 0:
+            raise RulesError(f"the side bet {side_bet.value} must stake more than 0, not {amount}")
+        scale = side_bet_scale(amounts) if amounts is not None else 1
+        stakes[:, SIDE_BETS.index(side_bet)] = int(amount * scale)
     return stakes
 
 
@@ -199,6 +225,7 @@ def compile_game(
     *,
     boxes: int = 1,
     side_bets: Sequence[SideBet] = (),
+    side_bet_amounts: Mapping[SideBet, Fraction] | None = None,
     random_decisions: bool = False,
     spread: tuple[int, int] | None = None,
     indices: bool = False,
@@ -211,6 +238,7 @@ def compile_game(
         rules: the rule set.
         boxes: boxes played, from 1 to 9; each carries one initial bet.
         side_bets: side bets placed on every box.
+        side_bet_amounts: each side bet's stake in initial bets (1 when not given).
         random_decisions: play random legal decisions instead of the chart (tests).
         spread: the Hi-Lo bet spread, lowest and highest bet in initial bets; ``None``
             bets one initial bet always.
@@ -264,7 +292,7 @@ def compile_game(
         unit=unit,
         shoe=shoe,
         side_pays=_side_pays(rules, unit),
-        side_stakes=side_bet_stakes(rules, boxes, side_bets),
+        side_stakes=side_bet_stakes(rules, boxes, side_bets, side_bet_amounts),
     )
 
 

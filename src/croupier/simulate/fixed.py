@@ -103,6 +103,7 @@ def play_order(
         np.zeros(1, dtype=np.int64),
         record,
         log,
+        np.zeros((0, kernel.TRACE_FIELDS), dtype=np.int64),
     )
     unit = game.unit
     played: list[FixedRound] = []

@@ -36,6 +36,7 @@ __all__ = [
     "P_SIZE",
     "SIDE_OUTCOMES",
     "TALLY_SIZE",
+    "TRACE_FIELDS",
     "run_chunk",
 ]
 
@@ -139,6 +140,8 @@ T_WAGERED = 5  # the sum of the initial bets, in units
 T_NET_BY_WAGER = 6  # the sum over rounds of the round's net times its initial bets
 T_WAGER_SQUARES = 7  # the sum over rounds of the square of the round's initial bets
 T_OUTCOMES = 8  # 7 outcome counts, one per hand
+#: The sums a trace row copies: rounds to the wager squares.
+TRACE_FIELDS = 8
 T_DOUBLES = 15
 T_SPLITS = 16
 T_HANDS = 17
@@ -175,7 +178,7 @@ _WANT = np.array(
 )
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _next(
     s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
 ) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]:
@@ -192,7 +195,7 @@ def _next(
     return result, s0, s1, s2, s3
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _below(
     bound: int, s0: np.uint64, s1: np.uint64, s2: np.uint64, s3: np.uint64
 ) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:
@@ -211,19 +214,45 @@ def _below(
     return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
+def _deal(
+    shoe: ByteArray,
+    pos: int,
+    fixed: bool,
+    s0: np.uint64,
+    s1: np.uint64,
+    s2: np.uint64,
+    s3: np.uint64,
+) -> tuple[int, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The card at ``pos``: one step of the incremental shuffle (a card picked uniformly
+    from those not dealt yet and swapped into place), or the card there when ``fixed``."""
+    if fixed:
+        return np.int64(shoe[pos]), s0, s1, s2, s3
+    offset, s0, s1, s2, s3 = _below(shoe.shape[0] - pos, s0, s1, s2, s3)
+    card = shoe[pos + offset]
+    shoe[pos + offset] = shoe[pos]
+    shoe[pos] = card
+    return np.int64(card), s0, s1, s2, s3
+
+
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _points(card: int) -> int:
     rank = card >> 2
     return rank + 1 if rank < 9 else 10
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _total(hard: int, ace: int) -> int:
     return hard + 10 if ace and hard <= 11 else hard
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _resolve(play: int, legal: int) -> int:
+    """The action a chart cell plays among the legal ones (``Play.resolve``), looked up."""
+    return int(_RESOLVED[play, legal & 31])
+
+
+def _resolve_slowly(play: int, legal: int) -> int:
     """The action a chart cell plays among the legal ones (``Play.resolve``): its first
     wanted action that is legal, else the first legal action."""
     for k in range(3):
@@ -238,14 +267,20 @@ def _resolve(play: int, legal: int) -> int:
     return np.int64(A_STAND)
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+# Every chart cell's action under every legal mask, so a decision is one lookup.
+_RESOLVED = np.array(
+    [[_resolve_slowly(play, legal) for legal in range(32)] for play in range(8)], dtype=np.int64
+)
+
+
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _pair_by_rule(first: int, second: int, by_rank: int) -> bool:
     if by_rank:
         return (first >> 2) == (second >> 2)
     return _points(first) == _points(second)
 
 
-@numba.njit(cache=True)  # type: ignore[misc]
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
 def _side_outcome(key: int, first: int, second: int, up: int) -> int:
     """The outcome code of side bet ``key`` on the first two cards and the up card."""
     r1 = first >> 2
@@ -299,7 +334,7 @@ R_SIDE = R_OUTCOMES + 36
 R_WIDTH = R_SIDE + 45
 
 
-@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
 def run_chunk(
     shoe: ByteArray,
     fixed: bool,
@@ -317,6 +352,7 @@ def run_chunk(
     session_histogram: IntArray,
     record: IntArray,
     log: IntArray,
+    trace: IntArray,
 ) -> int:
     """Play ``rounds`` rounds from ``shoe`` and add them to ``tally``; returns the shoe
     position at the end.
@@ -336,6 +372,8 @@ def run_chunk(
         session_histogram: counts of a session's net in initial bets, offset likewise.
         record: one row per round (``R_*``) when it has ``rounds`` rows (tests).
         log: each decision's legal mask and action when ``log[0, 0] >= 0`` (tests).
+        trace: the first ``TRACE_FIELDS`` sums of ``tally`` after every ``rounds // len``
+            rounds, one row each (none when it has no rows): the running mean's path.
     """
     n = shoe.shape[0]
     boxes = p[P_BOXES]
@@ -359,12 +397,77 @@ def run_chunk(
     box_net = np.zeros(boxes, dtype=np.int64)
     side_net = np.zeros((boxes, 5), dtype=np.int64)
     side_outcomes = np.zeros((boxes, 5), dtype=np.int64)
+    sided = False
+    for b in range(boxes):
+        for key in range(5):
+            if side_stakes[b, key] != 0:
+                sided = True
     pos = 0
     running = 0
     true_count = 0
     session_net = 0
     session_rounds = 0
+    # The rules as locals: read once, not once a round.
+    hole = p[P_HOLE]
+    random_decisions = p[P_DECISIONS] == 1
+    by_rank = p[P_SPLIT_BY_RANK]
+    max_hands = p[P_MAX_HANDS]
+    surrender_rule = p[P_SURRENDER]
+    draw_to_12 = p[P_DRAW_TO_12]
+    indices = p[P_INDICES] == 1
+    logging = log[0, 0] >= 0
+    rule_blackjack_at_once = p[P_BLACKJACK_AT_ONCE]
+    rule_blackjack_pays = p[P_BLACKJACK_PAYS]
+    rule_dealer_blackjack_takes = p[P_DEALER_BLACKJACK_TAKES]
+    rule_double_after_split = p[P_DOUBLE_AFTER_SPLIT]
+    rule_double_nine_to_eleven = p[P_DOUBLE_NINE_TO_ELEVEN]
+    rule_double_on_21 = p[P_DOUBLE_ON_21]
+    rule_hit_split_aces = p[P_HIT_SPLIT_ACES]
+    rule_hole_first = p[P_HOLE_FIRST]
+    rule_insurance = p[P_INSURANCE]
+    rule_insurance_pays = p[P_INSURANCE_PAYS]
+    rule_insurance_with_blackjack = p[P_INSURANCE_WITH_BLACKJACK]
+    rule_resplit_aces = p[P_RESPLIT_ACES]
+    rule_win_pays = p[P_WIN_PAYS]
+    # The legal actions of a box's first decision (two cards, not split) and of a hand
+    # past it, by total; a pair adds the split.
+    first_legal = np.zeros(32, dtype=np.int64)
+    drawn_legal = np.zeros(32, dtype=np.int64)
+    for legal_total in range(32):
+        mask = 0
+        if legal_total < 21:
+            mask |= 1 << A_HIT
+        if legal_total >= 12 or not draw_to_12:
+            mask |= 1 << A_STAND
+        drawn_legal[legal_total] = mask
+        if (not rule_double_nine_to_eleven or 9 <= legal_total <= 11) and (
+            legal_total != 21 or rule_double_on_21
+        ):
+            mask |= 1 << A_DOUBLE
+        if surrender_rule == 1 or surrender_rule == 3:
+            mask |= 1 << A_SURRENDER
+        first_legal[legal_total] = mask
+    # Whether the dealer stands, by hard total (Aces as 1) and whether an Ace is held.
+    rule_hits_soft_17 = p[P_HITS_SOFT_17]
+    dealer_stands = np.zeros((32, 2), dtype=np.bool_)
+    for stand_hard in range(32):
+        for stand_ace in range(2):
+            stand_total = _total(stand_hard, stand_ace)
+            stand_soft = stand_ace == 1 and stand_hard <= 11
+            dealer_stands[stand_hard, stand_ace] = stand_total > 17 or (
+                stand_total == 17 and not (stand_soft and rule_hits_soft_17)
+            )
+    every = rounds // trace.shape[0] if trace.shape[0] > 0 else 0
+    countdown = every
+    traced = 0
     for r in range(rounds):
+        if every > 0:
+            if countdown == 0 and traced < trace.shape[0]:
+                for k in range(TRACE_FIELDS):
+                    trace[traced, k] = tally[k]
+                traced += 1
+                countdown = every
+            countdown -= 1
         if not fixed and (pos >= cut or (every and pos > 0)):
             pos = 0
             running = 0
@@ -381,47 +484,22 @@ def run_chunk(
         dealer_blackjack = False
         final_total = 0
         while True:  # one pass: a break leaves the round
-            n = shoe.shape[0]
-            boxes = p[P_BOXES]
-            unit = p[P_UNIT]
-            hole = p[P_HOLE]
-            random_decisions = p[P_DECISIONS] == 1
-            by_rank = p[P_SPLIT_BY_RANK]
-            max_hands = p[P_MAX_HANDS]
-            surrender_rule = p[P_SURRENDER]
-            draw_to_12 = p[P_DRAW_TO_12]
-            indices = p[P_INDICES] == 1
             # -- the initial deal
             if n - pos < 2 * boxes + (1 if hole == 0 else 2):
                 void = True
                 break
             for b in range(boxes):
                 row = b * 4
-                if not fixed:
-                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                    card = shoe[pos + offset]
-                    shoe[pos + offset] = shoe[pos]
-                    shoe[pos] = card
-                card = np.int64(shoe[pos])
+                card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                 pos += 1
                 hands[row, H_FIRST] = card
                 counts[b] = 1
                 box_net[b] = 0
-            if not fixed:
-                offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                first_dealer = shoe[pos + offset]
-                shoe[pos + offset] = shoe[pos]
-                shoe[pos] = first_dealer
-            first_dealer = np.int64(shoe[pos])
+            first_dealer, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
             pos += 1
             for b in range(boxes):
                 row = b * 4
-                if not fixed:
-                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                    card = shoe[pos + offset]
-                    shoe[pos + offset] = shoe[pos]
-                    shoe[pos] = card
-                card = np.int64(shoe[pos])
+                card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                 pos += 1
                 one = hands[row, H_FIRST]
                 hands[row, H_SECOND] = card
@@ -440,14 +518,9 @@ def run_chunk(
             up = first_dealer
             hole_card = -1
             if hole != 0:
-                if not fixed:
-                    offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                    second_dealer = shoe[pos + offset]
-                    shoe[pos + offset] = shoe[pos]
-                    shoe[pos] = second_dealer
-                second_dealer = np.int64(shoe[pos])
+                second_dealer, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                 pos += 1
-                if p[P_HOLE_FIRST]:
+                if rule_hole_first:
                     up = second_dealer
                     hole_card = first_dealer
                 else:
@@ -457,7 +530,7 @@ def run_chunk(
             up_ace = up_points == 1
             up_blackjack = up_ace or up_points == 10
             # -- interim settlement: side bets, blackjacks at once, offers, the peek
-            for b in range(boxes):
+            for b in range(boxes if sided else 0):
                 row = b * 4
                 for key in range(5):
                     stake = side_stakes[b, key]
@@ -466,23 +539,23 @@ def run_chunk(
                     outcome = _side_outcome(key, hands[row, H_FIRST], hands[row, H_SECOND], up)
                     side_net[b, key] = side_pays[key, outcome] * stake
                     side_outcomes[b, key] = outcome
-            if p[P_BLACKJACK_AT_ONCE] and not up_blackjack:
+            if rule_blackjack_at_once and not up_blackjack:
                 for b in range(boxes):
                     row = b * 4
                     if hands[row, H_HARD] == 11 and hands[row, H_ACE]:
-                        hands[row, H_NET] = p[P_BLACKJACK_PAYS] * hands[row, H_STAKE] // unit
+                        hands[row, H_NET] = rule_blackjack_pays * hands[row, H_STAKE] // unit
                         hands[row, H_OUTCOME] = O_BLACKJACK
                         hands[row, H_SETTLED] = 1
                         hands[row, H_FINISHED] = 1
             insured = 0
             insurance_open = False
-            if up_ace and p[P_INSURANCE] and indices and true_count >= 3:
+            if up_ace and rule_insurance and indices and true_count >= 3:
                 # Insurance (the first index play): half the initial bet on each box, never on a
                 # blackjack unless the table allows it.
                 for b in range(boxes):
                     row = b * 4
                     is_blackjack = hands[row, H_HARD] == 11 and hands[row, H_ACE]
-                    if not is_blackjack or p[P_INSURANCE_WITH_BLACKJACK]:
+                    if not is_blackjack or rule_insurance_with_blackjack:
                         insured |= 1 << b
                         insurance_open = True
             if surrender_rule == 2 and not up_ace:
@@ -509,7 +582,7 @@ def run_chunk(
                         if play < 0:
                             play = first_play[ace if hard <= 11 else 0, total, up_index]
                         accept = _resolve(play, legal) == A_SURRENDER
-                    if 0 <= log[0, 0] < log.shape[0] - 1:
+                    if logging and log[0, 0] < log.shape[0] - 1:
                         entry = log[0, 0] + 1
                         log[entry, 0] = OFFER_MASK
                         log[entry, 1] = 1 if accept else 0
@@ -540,13 +613,13 @@ def run_chunk(
                 for b in range(boxes):
                     row = b * 4
                     if hands[row, H_HARD] == 11 and hands[row, H_ACE] and not hands[row, H_SETTLED]:
-                        hands[row, H_NET] = p[P_BLACKJACK_PAYS] * hands[row, H_STAKE] // unit
+                        hands[row, H_NET] = rule_blackjack_pays * hands[row, H_STAKE] // unit
                         hands[row, H_OUTCOME] = O_BLACKJACK
                         hands[row, H_SETTLED] = 1
                         hands[row, H_FINISHED] = 1
             # While the dealer may still turn out to hold a blackjack (no peek, an Ace or ten up).
             blackjack_possible = up_blackjack and not peeked
-            holds_bust = p[P_DEALER_BLACKJACK_TAKES] == 1 and blackjack_possible
+            holds_bust = rule_dealer_blackjack_takes == 1 and blackjack_possible
             # -- the players' turns
             for b in range(boxes):
                 h = 0
@@ -557,12 +630,7 @@ def run_chunk(
                         if pos >= n:
                             void = True
                             break
-                        if not fixed:
-                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                            card = shoe[pos + offset]
-                            shoe[pos + offset] = shoe[pos]
-                            shoe[pos] = card
-                        card = np.int64(shoe[pos])
+                        card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                         pos += 1
                         hands[row, H_SECOND] = card
                         hands[row, H_HARD] += _points(card)
@@ -583,25 +651,35 @@ def run_chunk(
                         continue
                     total = _total(hard, ace)
                     split_aces = hands[row, H_SPLIT_ACES]
-                    legal = 0
-                    if total < 21 and (not split_aces or p[P_HIT_SPLIT_ACES]):
-                        legal |= 1 << A_HIT
-                    if total >= 12 or not draw_to_12:
-                        legal |= 1 << A_STAND
                     one = hands[row, H_FIRST]
                     two = hands[row, H_SECOND]
-                    if cards == 2:
+                    if cards == 2 and not from_split and counts[b] == 1:
+                        # The box's first decision: the rules' mask for the total, looked up.
+                        legal = first_legal[total]
+                        if max_hands > 1 and _pair_by_rule(one, two, by_rank):
+                            legal |= 1 << A_SPLIT
+                    elif cards > 2:
+                        legal = drawn_legal[total]
+                        if split_aces and not rule_hit_split_aces:
+                            legal &= ~(1 << A_HIT)
+                    else:
+                        legal = 0
+                        if total < 21 and (not split_aces or rule_hit_split_aces):
+                            legal |= 1 << A_HIT
+                        if total >= 12 or not draw_to_12:
+                            legal |= 1 << A_STAND
+                    if cards == 2 and (from_split or counts[b] > 1):
                         if (
                             not split_aces
-                            and (not from_split or p[P_DOUBLE_AFTER_SPLIT])
-                            and (not p[P_DOUBLE_NINE_TO_ELEVEN] or (total >= 9 and total <= 11))
-                            and (total != 21 or p[P_DOUBLE_ON_21])
+                            and (not from_split or rule_double_after_split)
+                            and (not rule_double_nine_to_eleven or (total >= 9 and total <= 11))
+                            and (total != 21 or rule_double_on_21)
                         ):
                             legal |= 1 << A_DOUBLE
                         if (
                             _pair_by_rule(one, two, by_rank)
                             and counts[b] < max_hands
-                            and (not split_aces or p[P_RESPLIT_ACES])
+                            and (not split_aces or rule_resplit_aces)
                         ):
                             legal |= 1 << A_SPLIT
                         if (
@@ -680,7 +758,7 @@ def run_chunk(
                             action = _resolve(play, legal)
                         elif not (from_split and play == 4):
                             action = _resolve(play, legal)
-                    if 0 <= log[0, 0] < log.shape[0] - 1:
+                    if logging and log[0, 0] < log.shape[0] - 1:
                         entry = log[0, 0] + 1
                         log[entry, 0] = offered
                         log[entry, 1] = action
@@ -696,12 +774,7 @@ def run_chunk(
                         if pos >= n:
                             void = True
                             break
-                        if not fixed:
-                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                            card = shoe[pos + offset]
-                            shoe[pos + offset] = shoe[pos]
-                            shoe[pos] = card
-                        card = np.int64(shoe[pos])
+                        card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                         pos += 1
                         hard += _points(card)
                         hands[row, H_HARD] = hard
@@ -776,12 +849,7 @@ def run_chunk(
                     if pos >= n:
                         void = True
                         break
-                    if not fixed:
-                        offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                        card = shoe[pos + offset]
-                        shoe[pos + offset] = shoe[pos]
-                        shoe[pos] = card
-                    card = np.int64(shoe[pos])
+                    card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                     pos += 1
                     card_points = _points(card)
                     dealer_hard += card_points
@@ -810,23 +878,13 @@ def run_chunk(
                     if live:
                         break
                 if live:
-                    hits_soft_17 = p[P_HITS_SOFT_17]
                     while True:
-                        dealer_total = _total(dealer_hard, dealer_ace)
-                        soft = dealer_ace and dealer_hard <= 11
-                        if dealer_total > 17 or (
-                            dealer_total == 17 and not (soft and hits_soft_17)
-                        ):
+                        if dealer_stands[dealer_hard, 1 if dealer_ace else 0]:
                             break
                         if pos >= n:
                             void = True
                             break
-                        if not fixed:
-                            offset, s0, s1, s2, s3 = _below(n - pos, s0, s1, s2, s3)
-                            card = shoe[pos + offset]
-                            shoe[pos + offset] = shoe[pos]
-                            shoe[pos] = card
-                        card = np.int64(shoe[pos])
+                        card, s0, s1, s2, s3 = _deal(shoe, pos, fixed, s0, s1, s2, s3)
                         pos += 1
                         card_points = _points(card)
                         dealer_hard += card_points
@@ -836,12 +894,13 @@ def run_chunk(
             final_total = _total(dealer_hard, dealer_ace)
             break
         if not void:
-            takes = p[P_DEALER_BLACKJACK_TAKES]
+            takes = rule_dealer_blackjack_takes
+            even_money = rule_win_pays == unit
             for b in range(boxes):
                 if insured & (1 << b):
                     half = bets[b] // 2
                     tally[T_INSURANCE_TAKEN] += 1
-                    gain = p[P_INSURANCE_PAYS] * half // unit if dealer_blackjack else -half
+                    gain = rule_insurance_pays * half // unit if dealer_blackjack else -half
                     tally[T_INSURANCE_NET] += gain
                     box_net[b] += gain
                 cap = bets[b]
@@ -877,10 +936,10 @@ def run_chunk(
                                 net = -stake
                                 outcome = O_BUST
                             elif blackjack:
-                                net = p[P_BLACKJACK_PAYS] * stake // unit
+                                net = rule_blackjack_pays * stake // unit
                                 outcome = O_BLACKJACK
                             elif final_total > 21 or total > final_total:
-                                net = p[P_WIN_PAYS] * stake // unit
+                                net = stake if even_money else rule_win_pays * stake // unit
                                 outcome = O_WIN
                             elif total == final_total:
                                 net = 0
@@ -914,7 +973,8 @@ def run_chunk(
             wagered += bets[b]
             tally[T_BOX_SQUARES] += net * net
             tally[T_SPLITS] += counts[b] - 1
-            per_bet = net // multiple + hand_offset
+            # Division is slow; without a spread every bet is one initial bet.
+            per_bet = (net if multiple == 1 else net // multiple) + hand_offset
             if per_bet < 0:
                 per_bet = 0
             elif per_bet >= hand_histogram.shape[0]:
@@ -929,7 +989,7 @@ def run_chunk(
                     record[r, R_OUTCOMES + row] = hands[row, H_OUTCOME]
             if recording:
                 record[r, R_COUNTS + b] = counts[b]
-            for key in range(5):
+            for key in range(5 if sided else 0):
                 stake = side_stakes[b, key]
                 if stake == 0:
                     continue
@@ -960,6 +1020,9 @@ def run_chunk(
                 session_histogram[bucket] += 1
                 session_net = 0
                 session_rounds = 0
+    if every > 0 and countdown == 0 and traced < trace.shape[0]:
+        for k in range(TRACE_FIELDS):
+            trace[traced, k] = tally[k]
     seed[0] = s0
     seed[1] = s1
     seed[2] = s2

@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import signal
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +41,7 @@ from croupier.simulate.compile import (
     CompiledStrategy,
     compile_game,
     compile_strategy,
+    side_bet_scale,
 )
 
 __all__ = ["CHUNK_ROUNDS", "Chunk", "SimulationResult", "chunks", "play_chunk", "simulate"]
@@ -49,6 +54,10 @@ Z95 = 1.959963984540054
 SESSION_ROUNDS = 100
 #: Half width of the session histogram, in initial bets.
 SESSION_BETS = 100
+#: Points of the running mean's path in each chunk.
+TRACE_ROWS = 64
+#: The running path keeps between this many points and twice as many, however long the run.
+RUNNING_POINTS = 4096
 
 IntArray = npt.NDArray[np.int64]
 
@@ -89,13 +98,14 @@ class _Work:
     tables: CompiledStrategy
 
 
-def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray]:
-    """Play one chunk; returns its index, its tally and its two histograms."""
+def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray, IntArray]:
+    """Play one chunk; returns its index, its tally, its two histograms and its trace."""
     game = work.game
     tables = work.tables
     tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
     hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
     sessions = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
+    trace = np.zeros((min(TRACE_ROWS, chunk.rounds), kernel.TRACE_FIELDS), dtype=np.int64)
     kernel.run_chunk(
         game.shoe.copy(),
         False,
@@ -113,14 +123,33 @@ def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntA
         sessions,
         np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
         np.full((1, 2), -1, dtype=np.int64),
+        trace,
     )
-    return chunk.index, tally, hands, sessions
+    return chunk.index, tally, hands, sessions, trace
+
+
+def _mean_and_error(t: Sequence[int]) -> tuple[float, float]:
+    """The mean per initial bet and its standard error from a tally's first sums."""
+    n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
+    wagered = t[kernel.T_WAGERED]
+    if wagered == 0:
+        return 0.0, math.nan
+    m = t[kernel.T_NET] / wagered
+    if n < 2:
+        return m, math.nan
+    residual = (
+        t[kernel.T_ROUND_SQUARES]
+        - 2 * m * t[kernel.T_NET_BY_WAGER]
+        + m * m * t[kernel.T_WAGER_SQUARES]
+    )
+    return m, math.sqrt(max(residual, 0.0) * n / (n - 1)) / wagered
 
 
 @dataclass(frozen=True)
 class SideBetResult:
-    """One side bet over the run, per unit staked."""
+    """One side bet over the run, per unit staked; ``stake`` is its amount in initial bets."""
 
+    stake: Fraction
     mean: float
     ci95: tuple[float, float]
     hits: int
@@ -130,6 +159,7 @@ class SideBetResult:
     def to_json(self) -> dict[str, object]:
         """The side bet as JSON values."""
         return {
+            "stake": str(self.stake),
             "mean": self.mean,
             "ci95": list(self.ci95),
             "hits": self.hits,
@@ -147,6 +177,8 @@ class SimulationResult:
         tally: the exact integer sums (``kernel.T_*``), in units of ``1/unit`` bet.
         hand_histogram: counts of a box's result per round, in units, centred.
         session_histogram: counts of a session's result in initial bets, centred.
+        running: the running mean's path: rounds played, the mean so far and its
+            standard error, :data:`TRACE_ROWS` points in each chunk and one at its end.
     """
 
     rules: Rules
@@ -163,7 +195,9 @@ class SimulationResult:
     tally: tuple[int, ...] = field(repr=False)
     hand_histogram: tuple[int, ...] = field(repr=False)
     session_histogram: tuple[int, ...] = field(repr=False)
-    running: tuple[tuple[int, float], ...] = field(repr=False, default=())
+    running: tuple[tuple[int, float, float], ...] = field(repr=False, default=())
+    side_bet_amounts: tuple[Fraction, ...] = ()
+    side_scale: int = 1
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SimulationResult):
@@ -194,18 +228,7 @@ class SimulationResult:
         Boxes sharing a shoe are not independent, so the round, not the box, is the
         sample; with a bet spread the mean is a ratio and its error the ratio's.
         """
-        t = self.tally
-        n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
-        wagered = t[kernel.T_WAGERED]
-        if n < 2 or wagered == 0:
-            return math.nan
-        m = t[kernel.T_NET] / wagered
-        residual = (
-            t[kernel.T_ROUND_SQUARES]
-            - 2 * m * t[kernel.T_NET_BY_WAGER]
-            + m * m * t[kernel.T_WAGER_SQUARES]
-        )
-        return math.sqrt(max(residual, 0.0) * n / (n - 1)) / wagered
+        return _mean_and_error(self.tally)[1]
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -256,18 +279,21 @@ class SimulationResult:
     def side_bet_results(self) -> dict[str, SideBetResult]:
         """Each side bet played, per unit staked."""
         out: dict[str, SideBetResult] = {}
-        unit = self.unit
-        for side_bet in self.side_bets:
+        amounts = self.side_bet_amounts or (Fraction(1),) * len(self.side_bets)
+        for side_bet, stake in zip(self.side_bets, amounts, strict=True):
             key = SIDE_BETS.index(side_bet)
             base = kernel.T_SIDE + key * kernel.SIDE_FIELDS
             count = self.tally[base + kernel.T_SIDE_COUNT]
-            net = self.tally[base + kernel.T_SIDE_NET] / unit
-            squares = self.tally[base + kernel.T_SIDE_SQUARES] / (unit * unit)
+            # The tallies are in side-bet units: the stake is stake * unit * scale of them.
+            per_stake = self.unit * self.side_scale * stake
+            net = float(Fraction(self.tally[base + kernel.T_SIDE_NET]) / per_stake)
+            squares = float(Fraction(self.tally[base + kernel.T_SIDE_SQUARES]) / per_stake**2)
             mean = net / count if count else 0.0
             variance = (squares - count * mean * mean) / (count - 1) if count > 1 else 0.0
             half = Z95 * math.sqrt(max(variance, 0.0) / count) if count else 0.0
             names = kernel.SIDE_OUTCOMES[key]
             out[side_bet.value] = SideBetResult(
+                stake=stake,
                 mean=mean,
                 ci95=(mean - half, mean + half),
                 hits=self.tally[base + kernel.T_SIDE_WINS],
@@ -331,6 +357,51 @@ class SimulationResult:
 
 
 Progress = Callable[[int], None]
+ChunkResult = tuple[int, IntArray, IntArray, IntArray, IntArray]
+
+
+class ChunkFuture(Protocol):
+    """A chunk played elsewhere: a :class:`concurrent.futures.Future` or a Dask future."""
+
+    def result(self, timeout: float | None = None) -> ChunkResult: ...
+
+    def done(self) -> bool: ...
+
+    def cancel(self) -> object: ...
+
+
+def _ignore_interrupts() -> None:
+    """A worker process leaves Ctrl-C to the run, which stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _collect(
+    submit: Callable[[Chunk], ChunkFuture],
+    plan: Sequence[Chunk],
+    take: Callable[..., None],
+    window: int,
+) -> None:
+    """Submit the chunks, at most ``window`` under way at once, and take each result in
+    order; on Ctrl-C cancel those not started, take those already finished, and stop."""
+    pending: deque[ChunkFuture] = deque()
+    try:
+        for chunk in plan:
+            pending.append(submit(chunk))
+            if len(pending) >= window:
+                take(*pending.popleft().result())
+        while pending:
+            take(*pending.popleft().result())
+    except KeyboardInterrupt:
+        for future in pending:
+            future.cancel()
+        for future in pending:
+            if future.done():
+                try:
+                    result = future.result(timeout=0)
+                except BaseException:  # cancelled, failed or a second Ctrl-C: not taken
+                    continue
+                take(*result)
+        raise
 
 
 def simulate(
@@ -340,14 +411,14 @@ def simulate(
     seed: int = 0,
     boxes: int = 1,
     side_bets: Sequence[SideBet] = (),
+    side_bet_amounts: Mapping[SideBet, Fraction] | None = None,
     strategy: BasicStrategy | None = None,
     spread: tuple[int, int] | None = None,
     indices: bool = False,
     workers: int = 1,
     chunk_rounds: int = CHUNK_ROUNDS,
     progress: Progress | None = None,
-    submit: Callable[[_Work, Chunk], Future[tuple[int, IntArray, IntArray, IntArray]]]
-    | None = None,
+    submit: Callable[[_Work, Chunk], ChunkFuture] | None = None,
 ) -> SimulationResult:
     """Play ``rounds`` rounds of ``rules`` and tally them exactly.
 
@@ -356,8 +427,10 @@ def simulate(
         rounds: rounds to deal, at least 1.
         seed: seeds every chunk.
         boxes: boxes played, each with one initial bet, sharing one shoe.
-        side_bets: side bets placed on every box, one initial bet each.
-        strategy: the chart played; the derived basic strategy when omitted.
+        side_bets: side bets placed on every box, one initial bet each unless
+            ``side_bet_amounts`` gives a side bet's stake in initial bets.
+        strategy: the chart played; the derived basic strategy when omitted.  Without a
+            spread its exact value is computed beside the result.
         spread: a Hi-Lo bet spread ``(low, high)`` in initial bets, or ``None``.
         indices: play the Illustrious 18 index plays (with a spread).
         workers: processes playing chunks; 1 plays them here.
@@ -381,64 +454,96 @@ def simulate(
         rules,
         boxes=boxes,
         side_bets=side_bets,
+        side_bet_amounts=side_bet_amounts,
         spread=spread,
         indices=indices,
         session=SESSION_ROUNDS,
         session_bets=SESSION_BETS,
     )
+    # A chunk sums the squares of the side bets' results in int64: refuse stakes so fine
+    # (a side-bet unit the smallest common fraction of them all) that the sums could overflow.
+    largest = int(np.abs(game.side_pays).max()) * int(game.side_stakes.max(initial=0))
+    if largest and largest * largest * boxes * chunk_rounds >= 2**63:
+        stakes = ", ".join(
+            f"{bet.value}={amount}" for bet, amount in (side_bet_amounts or {}).items()
+        )
+        scale = side_bet_scale(side_bet_amounts or {})
+        raise RulesError(
+            f"the side-bet stakes {stakes} are counted in 1/{scale} of a bet, too fine to "
+            "tally exactly; choose amounts with a smaller common denominator"
+        )
     work = _Work(game, compile_strategy(chart, index_table))
     plan = chunks(rounds, seed, chunk_rounds)
     exact = None
-    if strategy is None and spread is None:
+    if spread is None:
         exact = chart.evaluate().ev
     tally = [0] * kernel.TALLY_SIZE
     hands: IntArray = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
     sessions: IntArray = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
-    running: list[tuple[int, float]] = []
+    running: list[tuple[int, float, float]] = []
     done = 0
     interrupted = False
     start = time.perf_counter()
-    results: dict[int, tuple[IntArray, IntArray, IntArray]] = {}
+    # Chunks are merged in index order as they come, so the merge (and every float of the
+    # running path) does not depend on timing and memory stays flat: only chunks that
+    # finished ahead of an earlier one wait here.
+    held: dict[int, tuple[IntArray, IntArray, IntArray, IntArray]] = {}
+    merged = 0
+
+    def merge(
+        chunk_tally: IntArray, chunk_hands: IntArray, chunk_sessions: IntArray, trace: IntArray
+    ) -> None:
+        nonlocal running
+        for row in trace:
+            sums = [tally[k] + int(row[k]) for k in range(kernel.TRACE_FIELDS)]
+            if sums[kernel.T_WAGERED]:
+                running.append((sums[kernel.T_ROUNDS], *_mean_and_error(sums)))
+        for k in range(kernel.TALLY_SIZE):
+            tally[k] += int(chunk_tally[k])
+        hands[:] += chunk_hands
+        sessions[:] += chunk_sessions
+        if tally[kernel.T_WAGERED] and (not running or running[-1][0] < tally[kernel.T_ROUNDS]):
+            running.append((tally[kernel.T_ROUNDS], *_mean_and_error(tally)))
+        if len(running) > 2 * RUNNING_POINTS:
+            running = [*running[-2::-2][::-1], running[-1]]
 
     def take(
-        index: int, chunk_tally: IntArray, chunk_hands: IntArray, chunk_sessions: IntArray
+        index: int,
+        chunk_tally: IntArray,
+        chunk_hands: IntArray,
+        chunk_sessions: IntArray,
+        chunk_trace: IntArray,
     ) -> None:
-        nonlocal done
-        results[index] = (chunk_tally, chunk_hands, chunk_sessions)
+        nonlocal done, merged
+        if index < merged or index in held:
+            return
+        held[index] = (chunk_tally, chunk_hands, chunk_sessions, chunk_trace)
+        while merged in held:
+            merge(*held.pop(merged))
+            merged += 1
         done += plan[index].rounds
         if progress is not None:
             progress(done)
 
+    window = max(4, 2 * workers)
     try:
         if submit is not None:
-            futures = [submit(work, chunk) for chunk in plan]
-            for future in futures:
-                take(*future.result())
+            _collect(lambda chunk: submit(work, chunk), plan, take, window)
         elif workers == 1 or len(plan) == 1:
             for chunk in plan:
                 take(*play_chunk(work, chunk))
         else:
             context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                pending = [pool.submit(play_chunk, work, chunk) for chunk in plan]
-                try:
-                    for future in pending:
-                        take(*future.result())
-                except KeyboardInterrupt:
-                    for future in pending:
-                        future.cancel()
-                    raise
+            with ProcessPoolExecutor(
+                max_workers=workers, mp_context=context, initializer=_ignore_interrupts
+            ) as pool:
+                _collect(lambda chunk: pool.submit(play_chunk, work, chunk), plan, take, window)
     except KeyboardInterrupt:
         interrupted = True
     seconds = time.perf_counter() - start
-    for index in sorted(results):
-        chunk_tally, chunk_hands, chunk_sessions = results[index]
-        for k in range(kernel.TALLY_SIZE):
-            tally[k] += int(chunk_tally[k])
-        hands += chunk_hands
-        sessions += chunk_sessions
-        if tally[kernel.T_WAGERED]:
-            running.append((tally[kernel.T_ROUNDS], tally[kernel.T_NET] / tally[kernel.T_WAGERED]))
+    # After Ctrl-C, the chunks finished past one that did not.
+    for index in sorted(held):
+        merge(*held.pop(index))
     return SimulationResult(
         rules=rules,
         rounds=rounds,
@@ -451,6 +556,10 @@ def simulate(
         interrupted=interrupted,
         side_bets=tuple(side_bets),
         spread=spread,
+        side_bet_amounts=tuple(
+            (side_bet_amounts or {}).get(side_bet, Fraction(1)) for side_bet in side_bets
+        ),
+        side_scale=side_bet_scale(side_bet_amounts or {}),
         tally=tuple(tally),
         hand_histogram=tuple(int(x) for x in hands),
         session_histogram=tuple(int(x) for x in sessions),
