@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import distributed
 import pytest
 from click.testing import CliRunner
 
@@ -13,13 +14,11 @@ from croupier.presets import find_rules
 from croupier.rules import SideBet
 from croupier.simulate.run import simulate
 
-distributed = pytest.importorskip("distributed")
-
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     # Two small worker processes, as on a cluster: each unpickles the game and plays.
-    with distributed.LocalCluster(
+    with distributed.LocalCluster(  # type: ignore[no-untyped-call,unused-ignore]
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
         yield cluster.scheduler_address
@@ -90,7 +89,7 @@ def test_a_chunk_failing_on_the_cluster_is_one_line_and_exit_2(
         raise ModuleNotFoundError("No module named 'croupier'")
 
     monkeypatch.setattr(cluster_module, "play_chunk", broken)
-    with distributed.LocalCluster(
+    with distributed.LocalCluster(  # type: ignore[no-untyped-call,unused-ignore]
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as local:
         result = CliRunner().invoke(

@@ -28,7 +28,6 @@ def test_the_running_path_ends_on_the_result_and_does_not_depend_on_the_workers(
 
 
 def test_plot_writes_a_png(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
     path = tmp_path / "run.png"
     result = CliRunner().invoke(
         cli,

@@ -150,7 +150,7 @@ def test_killed_at_random_points_nothing_is_created_or_lost(db_url: str, tmp_pat
         interrupted = conn.execute(
             sqlalchemy.text(
                 "SELECT count(DISTINCT round_id) FROM round_inputs"
-                " WHERE input LIKE '%\"op\":\"interrupt\"%'"
+                ' WHERE input LIKE \'%"op":"interrupt"%\''
             )
         ).scalar_one()
         open_rounds = conn.execute(
