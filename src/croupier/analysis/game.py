@@ -7,9 +7,19 @@ analyzer, for a full shoe).
 
 Split hands follow the usual convention of such analyzers: a split hand's value
 counts the pair cards removed so far (the other split cards) but not the other
-cards drawn to the other split hands; against a dealer blackjack found after the
-players have acted, a split hand that keeps only part of its bet (original-bet and
-RWS rules) is counted as one of two hands.
+cards drawn to the other split hands.  A dealer blackjack found after the players
+have acted takes money by the box, as the rules say, not hand by hand:
+
+- original-bet (Casino-To-Go "Blackjack": "the Player can only lose his original
+  wager; split and double down bets are returned"): the box loses exactly one
+  initial bet however many hands it holds, so a split is valued as in a peek game
+  (the hands joint with no dealer blackjack) less the blackjack's chance;
+- busted-and-initial-bet (RWS v4 3.13 and 3.14, RWS v5 3.21.3 and 3.22.2: the
+  dealer collects every hand that busts, and "for wagers on hands that have not
+  bust ... only an amount equal to the Player's initial bet"): every busted hand
+  loses its wager, counted hand by hand, and the box loses one initial bet more
+  unless every hand busted; the chance of that is taken with the hands' draws
+  independent given the dealer's blackjack, as the convention takes them.
 
 >>> from croupier.presets import find_rules
 >>> result = analyze(find_rules("online-8deck"))
@@ -34,6 +44,7 @@ from croupier.analysis.kernel import (
     DOUBLE,
     HIT,
     STAND,
+    busts_with_blackjack,
     conditional_means,
     hand_outcomes,
     value_hands,
@@ -146,10 +157,18 @@ def _blackjack_payoffs(rules: Rules, *, split: bool) -> FloatArray:
         if takes is DealerBlackjackTakes.ORIGINAL_BET:
             return np.array([-1.0, -1.0, -1.0, -1.0])
         return np.array([-1.0, -1.0, -1.0, -2.0])
-    share = -0.5
+    # A split box's initial bet is charged once, by :meth:`_UpCardAnalysis.split_value`.
     if takes is DealerBlackjackTakes.ORIGINAL_BET:
-        return np.array([share, share, share, share])
-    return np.array([share, share, -1.0, -2.0])
+        return np.zeros(4)
+    return np.array([0.0, 0.0, -1.0, -2.0])
+
+
+def _charged_by_box(rules: Rules) -> bool:
+    """Whether a dealer blackjack after a split takes one initial bet for the whole box."""
+    return (
+        rules.hole_card is not HoleCard.PEEK
+        and rules.dealer_blackjack_takes is not DealerBlackjackTakes.ALL
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -244,6 +263,7 @@ class _UpCardAnalysis:
         # Whether a split hand dealt a pair card resplits: (pair, hands, waiting).
         self._resplits: dict[tuple[int, int, int], bool] = {}
         self._split_values: dict[int, float] = {}
+        self._by_box = _charged_by_box(rules)
 
     def _split_plan(self) -> list[tuple[int, int]]:
         """The (pair, other pair cards out) a split analysis will value."""
@@ -324,26 +344,129 @@ class _UpCardAnalysis:
 
     def _post_split_value(self, valuation: _Valuation, node: int, pair: int) -> float:
         """The value of a split hand of two cards, played best (or by the chart)."""
+        return self._post_split_play(valuation, node, pair)[1]
+
+    def _post_split_play(self, valuation: _Valuation, node: int, pair: int) -> tuple[str, float]:
+        """The play of a split hand of two cards, best (or by the chart), and its value."""
         rules = self.rules
         stand = float(valuation.stand[node])
         total = int(self.graph.total[node])
         if (pair == ACE and not rules.hit_split_aces) or total == 21:
-            return stand
+            return "stand", stand
         options = {"hit": float(valuation.hit[node])}
         if not (rules.must_draw_to_12 and total < 12):
             options["stand"] = stand
         if self._can_double(node, after_split=True, pair=pair):
             options["double"] = float(valuation.double[node])
         if self.chart is None:
-            return max(options.values())
-        soft = bool(self.graph.soft[node])
-        return options[self.chart.choose(self.up, total, soft, -1, options)]
+            action = max(options, key=lambda name: options[name])
+        else:
+            soft = bool(self.graph.soft[node])
+            action = self.chart.choose(self.up, total, soft, -1, options)
+        return action, options[action]
 
     def split_value(self, pair: int) -> float:
-        """The expected value of splitting a pair, resplitting as allowed and as is best."""
+        """The expected value of splitting a pair, resplitting as allowed and as is best.
+
+        Joint with no dealer blackjack where the dealer peeks; where he does not, a
+        dealer blackjack's take from the box is counted in (see the module docstring).
+        """
         if pair not in self._split_values:
-            self._split_values[pair] = self._split_value(pair)
+            value = self._split_value(pair)
+            if self._by_box and self.blackjack_rank >= 0:
+                value += self._box_blackjack_value(pair)
+            self._split_values[pair] = value
         return self._split_values[pair]
+
+    def _box_blackjack_value(self, pair: int) -> float:
+        """What a dealer blackjack takes from a split box beside its busted hands' wagers:
+        one initial bet, unless (RWS rules) every hand busted."""
+        chance = float(self.main.blackjack[self.graph.index_of((pair, pair))])
+        if self.rules.dealer_blackjack_takes is DealerBlackjackTakes.ORIGINAL_BET:
+            return -chance
+        return -chance + chance * self._all_bust_given_blackjack(pair)
+
+    def _all_bust_given_blackjack(self, pair: int) -> float:
+        """The chance that every hand of a split busts, given a dealer blackjack.
+
+        The hands' draws are taken as independent given the dealer's blackjack and the
+        pair cards out, as :meth:`_split_value` takes them; resplits as it chose.
+        """
+        rules = self.rules
+        most = rules.max_split_hands
+        may_resplit = pair != ACE or rules.resplit_aces
+        root = self.graph.index_of((pair,))
+        hole = self.blackjack_rank
+
+        @functools.cache
+        def given_blackjack(hands: int) -> FloatArray:
+            """Per two-card split hand, its bust chance given a dealer blackjack."""
+            valuation = self._split_valuation(pair, hands - 1)
+            _, hit, double = self._busts_with_blackjack(pair, hands - 1)
+            chances = np.zeros(RANKS)
+            for card in range(RANKS):
+                node = int(self.graph.child[root, card])
+                blackjack = float(valuation.blackjack[node])
+                if blackjack <= 0.0:
+                    continue
+                action, _ = self._post_split_play(valuation, node, pair)
+                joint = {"hit": hit[node], "double": double[node]}.get(action, 0.0)
+                chances[card] = float(joint) / blackjack
+            return chances
+
+        @functools.cache
+        def all_bust(hands: int, waiting: int) -> float:
+            if waiting == 0:
+                return 1.0
+            shoe = self.base.copy()
+            shoe[pair] -= hands
+            shoe[hole] -= 1
+            if shoe[pair] < 0 or shoe[hole] < 0:
+                return 0.0
+            remaining = int(shoe.sum())
+            busts = given_blackjack(hands)
+            total = 0.0
+            for card in range(RANKS):
+                if shoe[card] <= 0:
+                    continue
+                probability = shoe[card] / remaining
+                if (
+                    card == pair
+                    and may_resplit
+                    and hands < most
+                    and self._resplits.get((pair, hands, waiting), False)
+                ):
+                    total += probability * all_bust(hands + 1, waiting + 1)
+                else:
+                    total += probability * float(busts[card]) * all_bust(hands, waiting - 1)
+            return total
+
+        return all_bust(2, 2)
+
+    def _busts_with_blackjack(
+        self, pair: int, out: int
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """:func:`busts_with_blackjack` for a split valuation, as it is played."""
+        valuation = self._split_valuation(pair, out)
+        graph = self.graph
+        played = np.zeros(graph.size)
+        hit = np.zeros(graph.size)
+        double = np.zeros(graph.size)
+        base = self.base.copy()
+        base[pair] -= out
+        busts_with_blackjack(
+            base,
+            graph.counts,
+            graph.total,
+            graph.child,
+            valuation.mask,
+            self._stands(valuation),
+            self.blackjack_rank,
+            played,
+            hit,
+            double,
+        )
+        return played, hit, double
 
     def _split_value(self, pair: int) -> float:
         rules = self.rules
@@ -472,7 +595,9 @@ class _UpCardAnalysis:
                     others = {name: value for name, value in options.items() if name != "split"}
                     other = self._outcomes_of(_best_option(others), node, first, chance)
                     same = _same_rank_tens(rules.decks)
-                    stats = _mix(same, stats, other)
+                    stats = _mix(same, self._with_box_blackjack(stats, chance), other)
+                elif action == "split":
+                    stats = self._with_box_blackjack(stats, chance)
                 if rules.hole_card is HoleCard.PEEK:
                     ev -= chance
                     stats = (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
@@ -500,6 +625,13 @@ class _UpCardAnalysis:
         ).astype(np.bool_)
         return stands
 
+    def _outcome_payoffs(self, *, split: bool) -> FloatArray:
+        """The dealer blackjack's take per hand for the outcome statistics: none for a
+        split box charged as a whole (its blackjack share is added per round)."""
+        if split and self._by_box:
+            return np.zeros(4)
+        return _blackjack_payoffs(self.rules, split=split)
+
     def _outcome_table(self, pair: int, out: int) -> FloatArray:
         """:func:`hand_outcomes` for a valuation, as it is played (cached)."""
         key = (pair, out)
@@ -519,7 +651,7 @@ class _UpCardAnalysis:
                 self.dealer,
                 self._stands(valuation),
                 self.blackjack_rank,
-                _blackjack_payoffs(self.rules, split=out > 0),
+                self._outcome_payoffs(split=out > 0),
                 table,
             )
             self._outcome_tables[key] = table
@@ -541,11 +673,20 @@ class _UpCardAnalysis:
                 graph.child,
                 valuation.mask,
                 self._stands(valuation),
-                _blackjack_payoffs(self.rules, split=True),
+                self._outcome_payoffs(split=True),
                 table,
             )
             self._conditional_tables[key] = table
         return self._conditional_tables[key]
+
+    def _with_box_blackjack(
+        self, stats: tuple[float, float, float, float], chance: float
+    ) -> tuple[float, float, float, float]:
+        """A split's statistics with the dealer blackjack's share of a box charged as a
+        whole: a loss, counted as one initial bet in the mean square."""
+        if not self._by_box:
+            return stats
+        return (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
 
     def _outcomes_of(
         self, action: str, node: int, pair: int, chance: float
@@ -606,7 +747,7 @@ class _UpCardAnalysis:
         # where the dealer peeks.
         dealer = self.dealer[self._rows[(pair, 1)][root]]
         chances = dealer.copy()
-        if self.rules.hole_card is HoleCard.PEEK:
+        if self.rules.hole_card is HoleCard.PEEK or self._by_box:
             chances[6] = 0.0
         cross = float((chances * given_dealer * given_dealer).sum())
         hands, pairs = self._hand_count_moments(pair)

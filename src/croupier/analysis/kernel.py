@@ -22,6 +22,7 @@ import numpy.typing as npt
 __all__ = [
     "DEALER_OUTCOMES",
     "LANES",
+    "busts_with_blackjack",
     "conditional_means",
     "distributions",
     "hand_outcomes",
@@ -211,6 +212,54 @@ def value_hands(
             best[node] = hit_value
         else:
             best[node] = max(value, hit_value)
+
+
+@numba.njit(cache=True, nogil=True)
+def busts_with_blackjack(
+    base: IntArray,
+    node_counts: IntArray,
+    node_total: IntArray,
+    child: IntArray,
+    mask: BoolArray,
+    stands: BoolArray,
+    blackjack_rank: int,
+    played: FloatArray,
+    hit: FloatArray,
+    double: FloatArray,
+) -> None:
+    """Each masked hand's chance of busting while the dealer holds a blackjack.
+
+    Joint chances, like the values of :func:`value_hands`: for the hand played on as
+    ``stands`` says (``played``), hitting once and playing on (``hit``), and doubling
+    (``double``).  A split box's hands all busting against a dealer blackjack lose no
+    initial bet beside their wagers under RWS rules, so the box's value needs them.
+    """
+    size = node_total.shape[0]
+    for node in range(size - 1, -1, -1):
+        if not mask[node]:
+            continue
+        remaining = 0
+        for rank in range(10):
+            remaining += base[rank] - node_counts[node, rank]
+        hit_chance = 0.0
+        double_chance = 0.0
+        for rank in range(10):
+            left = base[rank] - node_counts[node, rank]
+            if left <= 0:
+                continue
+            probability = left / remaining
+            grown = child[node, rank]
+            if grown >= 0:
+                hit_chance += probability * played[grown]
+            else:
+                chance = _blackjack_after_bust(
+                    base, node_counts, node, rank, blackjack_rank, remaining
+                )
+                hit_chance += probability * chance
+                double_chance += probability * chance
+        hit[node] = hit_chance
+        double[node] = double_chance
+        played[node] = 0.0 if stands[node] else hit_chance
 
 
 #: Columns of :func:`hand_outcomes`: each block is (win, stand-off, loss, mean square).

@@ -33,11 +33,16 @@ STATED_RTP: dict[str, tuple[Fraction, str]] = {
 SPLIT_CONVENTION = (
     "Split hands count the pair cards of the hands split so far as removed, but not the "
     "other cards drawn to the other split hands (the convention of the Wizard of Odds "
-    "Appendix 9 tables); where a dealer blackjack found after the players acted takes "
-    "only part of a split box's bets, each split hand is counted as one of two. Win, "
-    "stand-off and loss chances count the hands of a split round apart; the standard "
-    "deviation counts two split hands, correlated through the dealer's one hand (their "
-    "own draws taken as independent)."
+    "Appendix 9 tables). A dealer blackjack found after the players acted takes money by "
+    "the box, as the rules say: one initial bet for the whole box where it takes only the "
+    "original bet; every busted hand's wager and one initial bet unless every hand busted "
+    "where it takes busted hands and the initial bet (the chance that all bust taken with "
+    "the hands' draws independent given the dealer's blackjack). Win, stand-off and loss "
+    "chances count a split round as one of its hands, not by the round's total. The "
+    "standard deviation counts the expected number of split hands and of pairs of them, "
+    "resplits included; two hands are correlated through the dealer's one hand, taken "
+    "over the dealer's final outcome with their own draws independent, and a dealer "
+    "blackjack that takes a split box's initial bet counts as the loss of one bet."
 )
 
 _UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
