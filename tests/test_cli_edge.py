@@ -82,3 +82,17 @@ def test_bad_input_is_one_line_with_status_2(args: list[str], words: str) -> Non
     assert result.exit_code == 2
     assert words in result.output
     assert "Traceback" not in result.output
+
+
+def test_report_says_how_a_split_round_counts_in_win_stand_off_and_loss() -> None:
+    """Win, stand-off and loss count a split round as one of its hands, and both the
+    terminal report and the JSON's ``split_convention`` say so, with the box's take
+    against a dealer blackjack (RWS v5 3.21.3) and how the standard deviation counts
+    split hands."""
+    result = CliRunner().invoke(cli, ["edge", "--rules", "rws-v5"])
+    assert result.exit_code == 0, result.output
+    assert "a split round counted as one of its hands" in " ".join(result.output.split())
+    convention = edge_json("--rules", "rws-v5")["main"]["split_convention"]
+    assert "count a split round as one of its hands" in convention
+    assert "by the box" in convention
+    assert "expected number of split hands and of pairs of them" in convention

@@ -103,17 +103,23 @@ class MainGameResult:
 
     @property
     def win(self) -> float:
-        """The chance that a round's result is a win (a split round counts its hands apart)."""
+        """The chance that a round's result is a win.
+
+        A split round counts as one of its hands (the chance that a hand of the split
+        wins), not by the sign of the round's total; see :data:`SPLIT_CONVENTION` of
+        :mod:`croupier.analysis.report`.
+        """
         return self._total(0)
 
     @property
     def push(self) -> float:
-        """The chance of a stand-off."""
+        """The chance of a stand-off (a split round as one of its hands, as :attr:`win`)."""
         return self._total(1)
 
     @property
     def loss(self) -> float:
-        """The chance of a loss (a surrender counts as one)."""
+        """The chance of a loss (a surrender counts as one; a split round as one of its
+        hands, as :attr:`win`)."""
         return self._total(2)
 
     @property
