@@ -84,15 +84,25 @@ def test_bad_input_is_one_line_with_status_2(args: list[str], words: str) -> Non
     assert "Traceback" not in result.output
 
 
-def test_report_says_how_a_split_round_counts_in_win_stand_off_and_loss() -> None:
-    """Win, stand-off and loss count a split round as one of its hands, and both the
-    terminal report and the JSON's ``split_convention`` say so, with the box's take
-    against a dealer blackjack (RWS v5 3.21.3) and how the standard deviation counts
-    split hands."""
+def test_report_counts_win_stand_off_and_loss_per_round() -> None:
+    """The terminal report gives win, stand-off and loss per round, by the round's total
+    result (a split round's hands summed); the JSON adds them as ``round_win``,
+    ``round_push`` and ``round_loss`` beside the per-hand ``win``, ``push`` and ``loss``,
+    and its ``split_convention`` says how each counts a split round, how the box is taken
+    by a dealer blackjack (RWS v5 3.21.3) and how the standard deviation counts split
+    hands."""
     result = CliRunner().invoke(cli, ["edge", "--rules", "rws-v5"])
     assert result.exit_code == 0, result.output
-    assert "a split round counted as one of its hands" in " ".join(result.output.split())
-    convention = edge_json("--rules", "rws-v5")["main"]["split_convention"]
+    report = edge_json("--rules", "rws-v5")
+    main = report["main"]
+    text = " ".join(result.output.split())
+    assert "per round, by its total result" in text
+    assert f"win {main['round_win'] * 100:.4f}%" in text
+    assert main["round_win"] + main["round_push"] + main["round_loss"] == pytest.approx(1.0)
+    # Split rounds make the per-round figures differ from the per-hand ones.
+    assert main["round_push"] > main["push"]
+    convention = main["split_convention"]
+    assert "count a round by its total result" in convention
     assert "count a split round as one of its hands" in convention
     assert "by the box" in convention
     assert "expected number of split hands and of pairs of them" in convention

@@ -72,9 +72,9 @@ def _print(sheet: ParSheet, console: Console) -> None:
     main.add_row("basic strategy (chart)", _percent(td.ev), _percent(td.rtp))
     console.print(main)
     console.print(
-        f"Basic strategy: standard deviation {td.sd:.4f}; per round, a split round "
-        f"counted as one of its hands: win {_percent(td.win)}, "
-        f"stand-off {_percent(td.push)}, loss {_percent(td.loss)}; "
+        f"Basic strategy: standard deviation {td.sd:.4f}; per round, by its total "
+        f"result: win {_percent(td.round_win)}, "
+        f"stand-off {_percent(td.round_push)}, loss {_percent(td.round_loss)}; "
         f"blackjack {_percent(td.blackjack)}"
     )
     if sheet.stated_rtp is not None:

@@ -43,9 +43,11 @@ from croupier.analysis.kernel import (
     DEALER_OUTCOMES,
     DOUBLE,
     HIT,
+    RESULTS,
     STAND,
     busts_with_blackjack,
     conditional_means,
+    conditional_results,
     hand_outcomes,
     value_hands,
 )
@@ -68,7 +70,17 @@ class Decision:
     ev: float
     options: dict[str, float]
     #: The chance of a win, a stand-off, a loss, and the expected square of the result.
+    #: A split counts as one of its hands (see ``round_outcomes``).
     outcomes: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    #: For a split, the chance that the round's total is a win, a stand-off, a loss.
+    round_outcomes: tuple[float, float, float] | None = None
+
+    @property
+    def per_round(self) -> tuple[float, float, float]:
+        """The chance of a win, a stand-off and a loss by the round's total result."""
+        if self.round_outcomes is not None:
+            return self.round_outcomes
+        return self.outcomes[0], self.outcomes[1], self.outcomes[2]
 
 
 @dataclass(frozen=True)
@@ -83,6 +95,10 @@ class UpCardResult:
     def outcome(self, index: int) -> float:
         """A decision statistic (0 win, 1 stand-off, 2 loss, 3 mean square) over the hands."""
         return sum(d.probability * d.outcomes[index] for d in self.decisions)
+
+    def round_outcome(self, index: int) -> float:
+        """The chance of a round won (0), stood off (1), lost (2) by its total result."""
+        return sum(d.probability * d.per_round[index] for d in self.decisions)
 
 
 @dataclass(frozen=True)
@@ -121,6 +137,30 @@ class MainGameResult:
         """The chance of a loss (a surrender counts as one; a split round as one of its
         hands, as :attr:`win`)."""
         return self._total(2)
+
+    @property
+    def round_win(self) -> float:
+        """The chance that a round's total result is a win (a split round's hands summed).
+
+        The hands of a split are taken as independent given the dealer's final outcome,
+        as the standard deviation takes them.
+
+        >>> from croupier.presets import find_rules
+        >>> result = analyze(find_rules("online-8deck"))
+        >>> round(result.round_win + result.round_push + result.round_loss, 12)
+        1.0
+        """
+        return sum(up.probability * up.round_outcome(0) for up in self.per_up)
+
+    @property
+    def round_push(self) -> float:
+        """The chance that a round's total result is a stand-off."""
+        return sum(up.probability * up.round_outcome(1) for up in self.per_up)
+
+    @property
+    def round_loss(self) -> float:
+        """The chance that a round's total result is a loss."""
+        return sum(up.probability * up.round_outcome(2) for up in self.per_up)
 
     @property
     def blackjack(self) -> float:
@@ -596,19 +636,33 @@ class _UpCardAnalysis:
                     )
                 ev = float(options[action])
                 stats = self._outcomes_of(action, node, first, chance)
+                rounds: tuple[float, float, float, float] | None = None
+                if action == "split":
+                    stats = self._with_box_blackjack(stats, chance)
+                    rounds = self._with_box_blackjack(self._split_rounds(first), chance)
                 if action == "split" and rank_tens:
                     # Tens of two ranks cannot split: they play the best other option.
                     others = {name: value for name, value in options.items() if name != "split"}
                     other = self._outcomes_of(_best_option(others), node, first, chance)
                     same = _same_rank_tens(rules.decks)
-                    stats = _mix(same, self._with_box_blackjack(stats, chance), other)
-                elif action == "split":
-                    stats = self._with_box_blackjack(stats, chance)
+                    stats = _mix(same, stats, other)
+                    rounds = _mix(same, rounds or stats, other)
                 if rules.hole_card is HoleCard.PEEK:
                     ev -= chance
                     stats = (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
+                    if rounds is not None:
+                        rounds = (rounds[0], rounds[1], rounds[2] + chance, rounds[3] + chance)
                 out.append(
-                    Decision(self.up, (first, second), probability, action, ev, options, stats)
+                    Decision(
+                        self.up,
+                        (first, second),
+                        probability,
+                        action,
+                        ev,
+                        options,
+                        stats,
+                        None if rounds is None else (rounds[0], rounds[1], rounds[2]),
+                    )
                 )
         return out
 
@@ -758,6 +812,93 @@ class _UpCardAnalysis:
         cross = float((chances * given_dealer * given_dealer).sum())
         hands, pairs = self._hand_count_moments(pair)
         return (win, push, loss, hands * square + pairs * cross)
+
+    def _split_rounds(self, pair: int) -> tuple[float, float, float, float]:
+        """A split round's chances of a win, stand-off and loss by its total result (and
+        a zero in place of the mean square), joint with no dealer blackjack where the
+        dealer peeks or a blackjack takes the box as a whole.
+
+        Given the dealer's final outcome, the hands are taken as independent, each as a
+        hand of the first split (as for the standard deviation), and their number as
+        the resplits chose.
+        """
+        valuation = self._split_valuation(pair, 1)
+        graph = self.graph
+        shoe = self.base.copy()
+        shoe[pair] -= 2
+        remaining = int(shoe.sum())
+        root = graph.index_of((pair,))
+        results = self._results_table(pair)
+        given_dealer = np.zeros((DEALER_OUTCOMES, RESULTS))
+        for card in range(RANKS):
+            if shoe[card] <= 0:
+                continue
+            node = int(graph.child[root, card])
+            action, _ = self._post_split_play(valuation, node, pair)
+            block = {"stand": 4, "hit": 2, "double": 3}[action]
+            given_dealer += shoe[card] / remaining * results[node, block]
+        dealer = self.dealer[self._rows[(pair, 1)][root]].copy()
+        if self.rules.hole_card is HoleCard.PEEK or self._by_box:
+            dealer[6] = 0.0
+        counts = self._hand_count_distribution(pair)
+        win = push = loss = 0.0
+        for outcome in range(DEALER_OUTCOMES):
+            if dealer[outcome] <= 0.0:
+                continue
+            # The total of n hands: results -2n to 2n, index 2n for zero.
+            total = np.array([1.0])
+            for hands in range(1, len(counts)):
+                total = np.convolve(total, given_dealer[outcome])
+                if counts[hands] <= 0.0:
+                    continue
+                weight = dealer[outcome] * counts[hands]
+                zero = 2 * hands
+                win += weight * float(total[zero + 1 :].sum())
+                push += weight * float(total[zero])
+                loss += weight * float(total[:zero].sum())
+        return win, push, loss, 0.0
+
+    def _results_table(self, pair: int) -> FloatArray:
+        """:func:`conditional_results` for the first split's valuation, as it is played."""
+        valuation = self._split_valuation(pair, 1)
+        graph = self.graph
+        table = np.zeros((graph.size, 5, DEALER_OUTCOMES, RESULTS))
+        base = self.base.copy()
+        base[pair] -= 1
+        conditional_results(
+            base,
+            graph.counts,
+            graph.total,
+            graph.child,
+            valuation.mask,
+            self._stands(valuation),
+            self._outcome_payoffs(split=True),
+            table,
+        )
+        return table
+
+    def _hand_count_distribution(self, pair: int) -> FloatArray:
+        """The chance that a split of ``pair`` ends with n hands, by n (resplits as
+        :meth:`split_value` chose)."""
+        self.split_value(pair)
+        size = self.rules.max_split_hands + 1
+
+        @functools.cache
+        def distribution(hands: int, waiting: int) -> FloatArray:
+            if waiting == 0:
+                ended = np.zeros(size)
+                ended[hands] = 1.0
+                return ended
+            shoe = self.base.copy()
+            shoe[pair] -= hands
+            chance = shoe[pair] / int(shoe.sum()) if shoe[pair] > 0 else 0.0
+            kept = distribution(hands, waiting - 1)
+            if not self._resplits.get((pair, hands, waiting), False):
+                return kept
+            resplit: FloatArray = chance * distribution(hands + 1, waiting + 1)
+            return resplit + (1 - chance) * kept
+
+        return distribution(2, 2)
 
     def _surrender_value(self, chance: float) -> float | None:
         rules = self.rules

@@ -37,8 +37,10 @@ SPLIT_CONVENTION = (
     "the box, as the rules say: one initial bet for the whole box where it takes only the "
     "original bet; every busted hand's wager and one initial bet unless every hand busted "
     "where it takes busted hands and the initial bet (the chance that all bust taken with "
-    "the hands' draws independent given the dealer's blackjack). Win, stand-off and loss "
-    "chances count a split round as one of its hands, not by the round's total. The "
+    "the hands' draws independent given the dealer's blackjack). The round_win, round_push "
+    "and round_loss chances count a round by its total result, a split round's hands "
+    "taken as independent given the dealer's final outcome; win, push and loss count a "
+    "split round as one of its hands. The "
     "standard deviation counts the expected number of split hands and of pairs of them, "
     "resplits included; two hands are correlated through the dealer's one hand, taken "
     "over the dealer's final outcome with their own draws independent, and a dealer "
@@ -98,6 +100,9 @@ class ParSheet:
                 "win": td.win,
                 "push": td.push,
                 "loss": td.loss,
+                "round_win": td.round_win,
+                "round_push": td.round_push,
+                "round_loss": td.round_loss,
                 "blackjack": td.blackjack,
                 "per_up": {
                     _UP_NAMES[up.up]: {
