@@ -106,3 +106,25 @@ def test_report_counts_win_stand_off_and_loss_per_round() -> None:
     assert "count a split round as one of its hands" in convention
     assert "by the box" in convention
     assert "expected number of split hands and of pairs of them" in convention
+
+
+def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> None:
+    """A report that takes a while says what it is doing (``croupier edge`` shows it on a
+    terminal's stderr): the main game, the chart, the side bets, then each rule change
+    the stated RTP's search tries (the online rulebook states "RTP: 99.64%")."""
+    from croupier.analysis.report import par_sheet, reporting_progress
+    from croupier.presets import find_rules
+
+    steps: list[str] = []
+    with reporting_progress(steps.append):
+        par_sheet(find_rules("online-8deck").replace(decks=6))
+    assert steps[:3] == ["main game, composition-dependent", "basic strategy chart", "side bets"]
+    searched = steps[3:]
+    assert searched and searched[-1].endswith(f"rule change {len(searched)} of {len(searched)}")
+
+
+def test_no_progress_on_stderr_that_is_not_a_terminal() -> None:
+    result = CliRunner().invoke(cli, ["edge", "--rules", "casino-to-go", "--json"])
+    assert result.exit_code == 0
+    assert "Computing" not in result.output
+    json.loads(result.output)

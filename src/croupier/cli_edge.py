@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet
+from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet, reporting_progress
 from croupier.cli_errors import UserError
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
@@ -50,11 +51,25 @@ def rules_with_changes(name: str, changes: tuple[str, ...]) -> Rules:
 def edge(name: str, changes: tuple[str, ...], as_json: bool) -> None:
     """The exact RTP of a rule set: main game under both strategies, side bets, by up card."""
     rules = rules_with_changes(name, changes)
-    sheet = par_sheet(rules)
+    sheet = _computed(rules)
     if as_json:
         click.echo(json.dumps(sheet.to_json(), indent=2))
         return
     _print(sheet, Console())
+
+
+def _computed(rules: Rules) -> ParSheet:
+    """The PAR sheet, with a progress line on a terminal's stderr while it is computed."""
+    if not sys.stderr.isatty():
+        return par_sheet(rules)
+    title = "Computing the exact return"
+    with Console(stderr=True).status(title) as status:
+
+        def show(step: str) -> None:
+            status.update(f"{title}: {step}")
+
+        with reporting_progress(show):
+            return par_sheet(rules)
 
 
 def _percent(value: float) -> str:

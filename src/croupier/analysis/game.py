@@ -150,17 +150,17 @@ class MainGameResult:
         >>> round(result.round_win + result.round_push + result.round_loss, 12)
         1.0
         """
-        return sum(up.probability * up.round_outcome(0) for up in self.per_up)
+        return float(sum(up.probability * up.round_outcome(0) for up in self.per_up))
 
     @property
     def round_push(self) -> float:
         """The chance that a round's total result is a stand-off."""
-        return sum(up.probability * up.round_outcome(1) for up in self.per_up)
+        return float(sum(up.probability * up.round_outcome(1) for up in self.per_up))
 
     @property
     def round_loss(self) -> float:
         """The chance that a round's total result is a loss."""
-        return sum(up.probability * up.round_outcome(2) for up in self.per_up)
+        return float(sum(up.probability * up.round_outcome(2) for up in self.per_up))
 
     @property
     def blackjack(self) -> float:
@@ -576,8 +576,12 @@ class _UpCardAnalysis:
 
         return moments(2, 2)
 
-    def decisions(self) -> list[Decision]:
-        """The best play of every two-card hand, with its probability given the up card."""
+    def decisions(self, *, outcomes: bool = True) -> list[Decision]:
+        """The best play of every two-card hand, with its probability given the up card.
+
+        With ``outcomes`` false the win, stand-off and loss chances and the mean square
+        are not computed (left at zero): a chart's derivation needs only the values.
+        """
         rules = self.rules
         graph = self.graph
         main = self.main
@@ -635,6 +639,11 @@ class _UpCardAnalysis:
                         options,
                     )
                 ev = float(options[action])
+                if rules.hole_card is HoleCard.PEEK:
+                    ev -= chance
+                if not outcomes:
+                    out.append(Decision(self.up, (first, second), probability, action, ev, options))
+                    continue
                 stats = self._outcomes_of(action, node, first, chance)
                 rounds: tuple[float, float, float, float] | None = None
                 if action == "split":
@@ -648,7 +657,6 @@ class _UpCardAnalysis:
                     stats = _mix(same, stats, other)
                     rounds = _mix(same, rounds or stats, other)
                 if rules.hole_card is HoleCard.PEEK:
-                    ev -= chance
                     stats = (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
                     if rounds is not None:
                         rounds = (rounds[0], rounds[1], rounds[2] + chance, rounds[3] + chance)
@@ -979,8 +987,12 @@ class Chart(Protocol):
         ...
 
 
-def analyze(rules: Rules, chart: Chart | None = None) -> MainGameResult:
-    """The main game's exact expected value: composition-dependent play, or ``chart``'s."""
+def analyze(rules: Rules, chart: Chart | None = None, *, outcomes: bool = True) -> MainGameResult:
+    """The main game's exact expected value: composition-dependent play, or ``chart``'s.
+
+    With ``outcomes`` false only the expected values are computed: the win, stand-off
+    and loss chances and the standard deviation read zero.
+    """
     shoe = full_shoe(rules.decks)
     size = int(shoe.sum())
     per_up: list[UpCardResult] = []
@@ -991,7 +1003,7 @@ def analyze(rules: Rules, chart: Chart | None = None) -> MainGameResult:
             if chart is None
             else _UpCardAnalysis(rules, up, chart.policy(up), chart)
         )
-        decisions = analysis.decisions()
+        decisions = analysis.decisions(outcomes=outcomes)
         ev = float(sum(decision.probability * decision.ev for decision in decisions))
         probability = float(shoe[up]) / size
         per_up.append(UpCardResult(up, probability, ev, tuple(decisions)))

@@ -8,8 +8,11 @@ for and named.  The math is never tuned to a stated figure.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -18,7 +21,34 @@ from croupier.analysis.sidebets import SideBetAnalysis, analyze_side_bets
 from croupier.analysis.strategy import BasicStrategy, derive_strategy
 from croupier.rules import DealerBlackjackTakes, HoleCard, Rules, Surrender
 
-__all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet"]
+__all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet", "reporting_progress"]
+
+_PROGRESS: ContextVar[Callable[[str], None] | None] = ContextVar("progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting_progress(callback: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, :func:`par_sheet` tells ``callback`` each step it starts.
+
+    >>> from croupier.presets import find_rules
+    >>> steps = []
+    >>> with reporting_progress(steps.append):
+    ...     _ = par_sheet(find_rules("casino-to-go"))
+    >>> steps[0]
+    'main game, composition-dependent'
+    """
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def _step(text: str) -> None:
+    callback = _PROGRESS.get()
+    if callback is not None:
+        callback(text)
+
 
 #: The RTP a rulebook states, with its words.
 STATED_RTP: dict[str, tuple[Fraction, str]] = {
@@ -135,13 +165,16 @@ def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
     start = time.perf_counter()
     timings: dict[str, float] = {}
     mark = time.perf_counter()
+    _step("main game, composition-dependent")
     cd = analyze(rules)
     timings["cd"] = time.perf_counter() - mark
     mark = time.perf_counter()
+    _step("basic strategy chart")
     strategy = derive_strategy(rules)
     td = strategy.evaluate()
     timings["td"] = time.perf_counter() - mark
     mark = time.perf_counter()
+    _step("side bets")
     side_bets = analyze_side_bets(rules)
     timings["side_bets"] = time.perf_counter() - mark
     stated_rtp, words = STATED_RTP.get(rules.name, (None, None))
@@ -196,9 +229,11 @@ def _candidates(rules: Rules) -> list[tuple[str, object]]:
 def _explain(rules: Rules, stated: float) -> tuple[RuleChange, ...]:
     """The single rule changes whose basic-strategy RTP rounds to the stated figure."""
     found: list[RuleChange] = []
-    for name, value in _candidates(rules):
+    candidates = _candidates(rules)
+    for number, (name, value) in enumerate(candidates, start=1):
+        _step(f"the stated RTP: rule change {number} of {len(candidates)}")
         changed = rules.replace(**{name: value})
-        rtp = derive_strategy(changed).evaluate().rtp
+        rtp = derive_strategy(changed).evaluate(outcomes=False).rtp
         if abs(rtp - stated) < 0.00005:
             found.append(RuleChange(name, value, rtp))
     return tuple(found)
