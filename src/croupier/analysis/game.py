@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -217,10 +218,40 @@ def _charged_by_box(rules: Rules) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=64)
-def _dealer_batch(
+_Batch = tuple[FloatArray, npt.NDArray[np.bool_], dict[tuple[int, int], npt.NDArray[np.int64]]]
+
+
+class _BatchCache:
+    """The dealer batches computed, the most recent 64: a batch for a plan also serves
+    any plan it covers (split to 4 hands serves split to 2 or 3 of the same shoe)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[int, bool, int, frozenset[tuple[int, int]]], _Batch]
+        self._entries = OrderedDict()
+
+    def __call__(
+        self, decks: int, hits_soft_17: bool, up: int, plan: tuple[tuple[int, int], ...]
+    ) -> _Batch:
+        wanted = frozenset(plan)
+        for key in reversed(self._entries):
+            if key[:3] == (decks, hits_soft_17, up) and wanted <= key[3]:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        batch = _compute_dealer_batch(decks, hits_soft_17, up, plan)
+        self._entries[(decks, hits_soft_17, up, wanted)] = batch
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+        return batch
+
+    def cache_clear(self) -> None:
+        """Forget every batch."""
+        self._entries.clear()
+
+
+def _compute_dealer_batch(
     decks: int, hits_soft_17: bool, up: int, plan: tuple[tuple[int, int], ...]
-) -> tuple[FloatArray, npt.NDArray[np.bool_], dict[tuple[int, int], npt.NDArray[np.int64]]]:
+) -> _Batch:
     """The dealer's distribution for every shoe an analysis meets against one up card.
 
     Returns the distributions, whether each row's shoe can exist, and per valuation
@@ -254,6 +285,10 @@ def _dealer_batch(
         offset += count
         by_valuation[(pair, out)] = row_of
     return dealer, feasible, by_valuation
+
+
+#: The dealer batches (shared by every analysis, cached).
+_dealer_batch = _BatchCache(64)
 
 
 @functools.cache

@@ -103,10 +103,14 @@ class BasicStrategy:
     def policy(self, up: int) -> npt.NDArray[np.int64]:
         """Hit (1) or stand (0) for every hand of the hand graph past its first decision."""
         graph = hand_graph()
-        policy = np.ones(graph.size, dtype=np.int64)
-        for node in range(graph.size):
-            key = (bool(graph.soft[node]), int(graph.total[node]), up)
-            policy[node] = 0 if self.drawn.get(key, Play.HIT) is Play.STAND else 1
+        # Indexed by (soft, total); a total the chart does not name is hit.
+        stands = np.zeros((2, 32), dtype=np.bool_)
+        for (soft, total, chart_up), play in self.drawn.items():
+            if chart_up == up and play is Play.STAND:
+                stands[int(soft), total] = True
+        policy: npt.NDArray[np.int64] = np.where(
+            stands[graph.soft.astype(np.int64), graph.total], 0, 1
+        ).astype(np.int64)
         return policy
 
     def cell(self, table: str, row: int, up: int) -> str:
