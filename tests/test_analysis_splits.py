@@ -251,3 +251,15 @@ def test_casino_to_go_return_counts_one_original_wager_a_split_box() -> None:
     per split hand), and rws-v4's 99.809509% (99.810146% before)."""
     assert 1 + analyze(find_rules("casino-to-go")).ev == pytest.approx(0.99566314, abs=1e-8)
     assert 1 + analyze(find_rules("rws-v4")).ev == pytest.approx(0.99809509, abs=1e-8)
+
+
+def test_casino_to_go_eights_against_an_ace_are_resplit() -> None:
+    """Casino-To-Go, "Splitting Pairs" ("split pairs twice (for a total of three hands)")
+    and "Blackjack" (the box loses only its original wager): a third hand costs nothing
+    more against a dealer blackjack, so 8s split against an Ace are resplit; charged half
+    a bet a hand they never were.  The split is worth -0.563697 (8 decks), and ends in
+    three hands 13.7% of the time."""
+    analysis = up_card_analysis(find_rules("casino-to-go"), ACE)
+    assert analysis.split_value(EIGHT) == pytest.approx(-0.563697, abs=1e-6)
+    hands = analysis._hand_count_distribution(EIGHT)
+    assert hands[3] == pytest.approx(0.137326, abs=1e-6)
