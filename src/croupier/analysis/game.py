@@ -905,7 +905,8 @@ class _UpCardAnalysis:
         """:func:`conditional_results` for the first split's valuation, as it is played."""
         valuation = self._split_valuation(pair, 1)
         graph = self.graph
-        table = np.zeros((graph.size, 5, DEALER_OUTCOMES, RESULTS))
+        # Only the masked rows are written and read (the kernel clears them).
+        table = np.empty((graph.size, 5, DEALER_OUTCOMES, RESULTS))
         base = self.base.copy()
         base[pair] -= 1
         conditional_results(
