@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import functools
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -223,10 +224,12 @@ _Batch = tuple[FloatArray, npt.NDArray[np.bool_], dict[tuple[int, int], npt.NDAr
 
 class _BatchCache:
     """The dealer batches computed, the most recent 64: a batch for a plan also serves
-    any plan it covers (split to 4 hands serves split to 2 or 3 of the same shoe)."""
+    any plan it covers (split to 4 hands serves split to 2 or 3 of the same shoe).
+    Safe across threads (the server computes charts in worker threads)."""
 
     def __init__(self, size: int) -> None:
         self._size = size
+        self._lock = threading.Lock()
         self._entries: OrderedDict[tuple[int, bool, int, frozenset[tuple[int, int]]], _Batch]
         self._entries = OrderedDict()
 
@@ -234,19 +237,22 @@ class _BatchCache:
         self, decks: int, hits_soft_17: bool, up: int, plan: tuple[tuple[int, int], ...]
     ) -> _Batch:
         wanted = frozenset(plan)
-        for key in reversed(self._entries):
-            if key[:3] == (decks, hits_soft_17, up) and wanted <= key[3]:
-                self._entries.move_to_end(key)
-                return self._entries[key]
+        with self._lock:
+            for key in reversed(self._entries):
+                if key[:3] == (decks, hits_soft_17, up) and wanted <= key[3]:
+                    self._entries.move_to_end(key)
+                    return self._entries[key]
         batch = _compute_dealer_batch(decks, hits_soft_17, up, plan)
-        self._entries[(decks, hits_soft_17, up, wanted)] = batch
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[(decks, hits_soft_17, up, wanted)] = batch
+            if len(self._entries) > self._size:
+                self._entries.popitem(last=False)
         return batch
 
     def cache_clear(self) -> None:
         """Forget every batch."""
-        self._entries.clear()
+        with self._lock:
+            self._entries.clear()
 
 
 def _compute_dealer_batch(
