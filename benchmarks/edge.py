@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numba
 
-from croupier.analysis import game, sidebets, strategy
+from croupier.analysis import game, report, sidebets, strategy
 from croupier.analysis.game import analyze
 from croupier.analysis.report import par_sheet
 from croupier.presets import PRESETS
@@ -44,6 +44,7 @@ def clear_caches() -> None:
     game._dealer_batch.cache_clear()
     strategy.derive_strategy.cache_clear()
     par_sheet.cache_clear()
+    report._explain.cache_clear()
     sidebets._classify.cache_clear()
 
 
@@ -102,8 +103,7 @@ def main() -> None:
         single = best_wall_and_cpu(5, functools.partial(analyze, rules))[1]
         numba.set_num_threads(threads)
         print(
-            f"  {label:30s} {wall:8.3f} s {cpu:17.3f} s {single:15.3f} s"
-            f" {ANCHORS[label]:15.1f} s"
+            f"  {label:30s} {wall:8.3f} s {cpu:17.3f} s {single:15.3f} s {ANCHORS[label]:15.1f} s"
         )
     print(f"  (an exact analyzer in plain Python: about {PLAIN_PYTHON:.0f} s)")
     print()

@@ -118,3 +118,16 @@ def test_round_outcome_chances_sum_to_one(name: str) -> None:
         assert sum(d.probability for d in up.decisions) == pytest.approx(1.0, abs=1e-12)
     # A player blackjack: 2 x (4/52) x (16/51) in the limit of many decks, exactly from the shoe.
     assert 0.0470 < result.blackjack < 0.0480
+
+
+def test_analyses_in_threads_share_the_dealer_batches_safely() -> None:
+    """The server derives charts and reports in worker threads: analyses running at once
+    share the dealer batches and agree exactly."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from croupier.presets import find_rules
+
+    rules = find_rules("casino-to-go").replace(decks=3)
+    with ThreadPoolExecutor(4) as pool:
+        values = list(pool.map(lambda _: analyze(rules).ev, range(4)))
+    assert len(set(values)) == 1

@@ -82,3 +82,49 @@ def test_bad_input_is_one_line_with_status_2(args: list[str], words: str) -> Non
     assert result.exit_code == 2
     assert words in result.output
     assert "Traceback" not in result.output
+
+
+def test_report_counts_win_stand_off_and_loss_per_round() -> None:
+    """The terminal report gives win, stand-off and loss per round, by the round's total
+    result (a split round's hands summed); the JSON adds them as ``round_win``,
+    ``round_push`` and ``round_loss`` beside the per-hand ``win``, ``push`` and ``loss``,
+    and its ``split_convention`` says how each counts a split round, how the box is taken
+    by a dealer blackjack (RWS v5 3.21.3) and how the standard deviation counts split
+    hands."""
+    result = CliRunner().invoke(cli, ["edge", "--rules", "rws-v5"])
+    assert result.exit_code == 0, result.output
+    report = edge_json("--rules", "rws-v5")
+    main = report["main"]
+    text = " ".join(result.output.split())
+    assert "per round, by its total result" in text
+    assert f"win {main['round_win'] * 100:.4f}%" in text
+    assert main["round_win"] + main["round_push"] + main["round_loss"] == pytest.approx(1.0)
+    # Split rounds make the per-round figures differ from the per-hand ones.
+    assert main["round_push"] > main["push"]
+    convention = main["split_convention"]
+    assert "count a round by its total result" in convention
+    assert "count a split round as one of its hands" in convention
+    assert "by the box" in convention
+    assert "expected number of split hands and of pairs of them" in convention
+
+
+def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> None:
+    """A report that takes a while says what it is doing (``croupier edge`` shows it on a
+    terminal's stderr): the main game, the chart, the side bets, then each rule change
+    the stated RTP's search tries (the online rulebook states "RTP: 99.64%")."""
+    from croupier.analysis.report import par_sheet, reporting_progress
+    from croupier.presets import find_rules
+
+    steps: list[str] = []
+    with reporting_progress(steps.append):
+        par_sheet(find_rules("online-8deck").replace(decks=6))
+    assert steps[:3] == ["main game, composition-dependent", "basic strategy chart", "side bets"]
+    searched = steps[3:]
+    assert searched and searched[-1].endswith(f"rule change {len(searched)} of {len(searched)}")
+
+
+def test_no_progress_on_stderr_that_is_not_a_terminal() -> None:
+    result = CliRunner().invoke(cli, ["edge", "--rules", "casino-to-go", "--json"])
+    assert result.exit_code == 0
+    assert "Computing" not in result.output
+    json.loads(result.output)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet
+from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet, reporting_progress
 from croupier.cli_errors import UserError
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
@@ -50,11 +51,25 @@ def rules_with_changes(name: str, changes: tuple[str, ...]) -> Rules:
 def edge(name: str, changes: tuple[str, ...], as_json: bool) -> None:
     """The exact RTP of a rule set: main game under both strategies, side bets, by up card."""
     rules = rules_with_changes(name, changes)
-    sheet = par_sheet(rules)
+    sheet = _computed(rules)
     if as_json:
         click.echo(json.dumps(sheet.to_json(), indent=2))
         return
     _print(sheet, Console())
+
+
+def _computed(rules: Rules) -> ParSheet:
+    """The PAR sheet, with a progress line on a terminal's stderr while it is computed."""
+    if not sys.stderr.isatty():
+        return par_sheet(rules)
+    title = "Computing the exact return"
+    with Console(stderr=True).status(title) as status:
+
+        def show(step: str) -> None:
+            status.update(f"{title}: {step}")
+
+        with reporting_progress(show):
+            return par_sheet(rules)
 
 
 def _percent(value: float) -> str:
@@ -72,8 +87,9 @@ def _print(sheet: ParSheet, console: Console) -> None:
     main.add_row("basic strategy (chart)", _percent(td.ev), _percent(td.rtp))
     console.print(main)
     console.print(
-        f"Basic strategy: standard deviation {td.sd:.4f}; win {_percent(td.win)}, "
-        f"stand-off {_percent(td.push)}, loss {_percent(td.loss)}; "
+        f"Basic strategy: standard deviation {td.sd:.4f}; per round, by its total "
+        f"result: win {_percent(td.round_win)}, "
+        f"stand-off {_percent(td.round_push)}, loss {_percent(td.round_loss)}; "
         f"blackjack {_percent(td.blackjack)}"
     )
     if sheet.stated_rtp is not None:

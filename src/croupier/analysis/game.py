@@ -7,9 +7,19 @@ analyzer, for a full shoe).
 
 Split hands follow the usual convention of such analyzers: a split hand's value
 counts the pair cards removed so far (the other split cards) but not the other
-cards drawn to the other split hands; against a dealer blackjack found after the
-players have acted, a split hand that keeps only part of its bet (original-bet and
-RWS rules) is counted as one of two hands.
+cards drawn to the other split hands.  A dealer blackjack found after the players
+have acted takes money by the box, as the rules say, not hand by hand:
+
+- original-bet (Casino-To-Go "Blackjack": "the Player can only lose his original
+  wager; split and double down bets are returned"): the box loses exactly one
+  initial bet however many hands it holds, so a split is valued as in a peek game
+  (the hands joint with no dealer blackjack) less the blackjack's chance;
+- busted-and-initial-bet (RWS v4 3.13 and 3.14, RWS v5 3.21.3 and 3.22.2: the
+  dealer collects every hand that busts, and "for wagers on hands that have not
+  bust ... only an amount equal to the Player's initial bet"): every busted hand
+  loses its wager, counted hand by hand, and the box loses one initial bet more
+  unless every hand busted; the chance of that is taken with the hands' draws
+  independent given the dealer's blackjack, as the convention takes them.
 
 >>> from croupier.presets import find_rules
 >>> result = analyze(find_rules("online-8deck"))
@@ -20,6 +30,8 @@ True
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -33,8 +45,11 @@ from croupier.analysis.kernel import (
     DEALER_OUTCOMES,
     DOUBLE,
     HIT,
+    RESULTS,
     STAND,
+    busts_with_blackjack,
     conditional_means,
+    conditional_results,
     hand_outcomes,
     value_hands,
 )
@@ -57,7 +72,17 @@ class Decision:
     ev: float
     options: dict[str, float]
     #: The chance of a win, a stand-off, a loss, and the expected square of the result.
+    #: A split counts as one of its hands (see ``round_outcomes``).
     outcomes: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    #: For a split, the chance that the round's total is a win, a stand-off, a loss.
+    round_outcomes: tuple[float, float, float] | None = None
+
+    @property
+    def per_round(self) -> tuple[float, float, float]:
+        """The chance of a win, a stand-off and a loss by the round's total result."""
+        if self.round_outcomes is not None:
+            return self.round_outcomes
+        return self.outcomes[0], self.outcomes[1], self.outcomes[2]
 
 
 @dataclass(frozen=True)
@@ -72,6 +97,10 @@ class UpCardResult:
     def outcome(self, index: int) -> float:
         """A decision statistic (0 win, 1 stand-off, 2 loss, 3 mean square) over the hands."""
         return sum(d.probability * d.outcomes[index] for d in self.decisions)
+
+    def round_outcome(self, index: int) -> float:
+        """The chance of a round won (0), stood off (1), lost (2) by its total result."""
+        return sum(d.probability * d.per_round[index] for d in self.decisions)
 
 
 @dataclass(frozen=True)
@@ -92,18 +121,48 @@ class MainGameResult:
 
     @property
     def win(self) -> float:
-        """The chance that a round's result is a win (a split round counts its hands apart)."""
+        """The chance that a round's result is a win.
+
+        A split round counts as one of its hands (the chance that a hand of the split
+        wins), not by the sign of the round's total; see :data:`SPLIT_CONVENTION` of
+        :mod:`croupier.analysis.report`.
+        """
         return self._total(0)
 
     @property
     def push(self) -> float:
-        """The chance of a stand-off."""
+        """The chance of a stand-off (a split round as one of its hands, as :attr:`win`)."""
         return self._total(1)
 
     @property
     def loss(self) -> float:
-        """The chance of a loss (a surrender counts as one)."""
+        """The chance of a loss (a surrender counts as one; a split round as one of its
+        hands, as :attr:`win`)."""
         return self._total(2)
+
+    @property
+    def round_win(self) -> float:
+        """The chance that a round's total result is a win (a split round's hands summed).
+
+        The hands of a split are taken as independent given the dealer's final outcome,
+        as the standard deviation takes them.
+
+        >>> from croupier.presets import find_rules
+        >>> result = analyze(find_rules("online-8deck"))
+        >>> round(result.round_win + result.round_push + result.round_loss, 12)
+        1.0
+        """
+        return float(sum(up.probability * up.round_outcome(0) for up in self.per_up))
+
+    @property
+    def round_push(self) -> float:
+        """The chance that a round's total result is a stand-off."""
+        return float(sum(up.probability * up.round_outcome(1) for up in self.per_up))
+
+    @property
+    def round_loss(self) -> float:
+        """The chance that a round's total result is a loss."""
+        return float(sum(up.probability * up.round_outcome(2) for up in self.per_up))
 
     @property
     def blackjack(self) -> float:
@@ -146,16 +205,59 @@ def _blackjack_payoffs(rules: Rules, *, split: bool) -> FloatArray:
         if takes is DealerBlackjackTakes.ORIGINAL_BET:
             return np.array([-1.0, -1.0, -1.0, -1.0])
         return np.array([-1.0, -1.0, -1.0, -2.0])
-    share = -0.5
+    # A split box's initial bet is charged once, by :meth:`_UpCardAnalysis.split_value`.
     if takes is DealerBlackjackTakes.ORIGINAL_BET:
-        return np.array([share, share, share, share])
-    return np.array([share, share, -1.0, -2.0])
+        return np.zeros(4)
+    return np.array([0.0, 0.0, -1.0, -2.0])
 
 
-@functools.lru_cache(maxsize=64)
-def _dealer_batch(
+def _charged_by_box(rules: Rules) -> bool:
+    """Whether a dealer blackjack after a split takes one initial bet for the whole box."""
+    return (
+        rules.hole_card is not HoleCard.PEEK
+        and rules.dealer_blackjack_takes is not DealerBlackjackTakes.ALL
+    )
+
+
+_Batch = tuple[FloatArray, npt.NDArray[np.bool_], dict[tuple[int, int], npt.NDArray[np.int64]]]
+
+
+class _BatchCache:
+    """The dealer batches computed, the most recent 64: a batch for a plan also serves
+    any plan it covers (split to 4 hands serves split to 2 or 3 of the same shoe).
+    Safe across threads (the server computes charts in worker threads)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple[int, bool, int, frozenset[tuple[int, int]]], _Batch]
+        self._entries = OrderedDict()
+
+    def __call__(
+        self, decks: int, hits_soft_17: bool, up: int, plan: tuple[tuple[int, int], ...]
+    ) -> _Batch:
+        wanted = frozenset(plan)
+        with self._lock:
+            for key in reversed(self._entries):
+                if key[:3] == (decks, hits_soft_17, up) and wanted <= key[3]:
+                    self._entries.move_to_end(key)
+                    return self._entries[key]
+        batch = _compute_dealer_batch(decks, hits_soft_17, up, plan)
+        with self._lock:
+            self._entries[(decks, hits_soft_17, up, wanted)] = batch
+            if len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return batch
+
+    def cache_clear(self) -> None:
+        """Forget every batch."""
+        with self._lock:
+            self._entries.clear()
+
+
+def _compute_dealer_batch(
     decks: int, hits_soft_17: bool, up: int, plan: tuple[tuple[int, int], ...]
-) -> tuple[FloatArray, npt.NDArray[np.bool_], dict[tuple[int, int], npt.NDArray[np.int64]]]:
+) -> _Batch:
     """The dealer's distribution for every shoe an analysis meets against one up card.
 
     Returns the distributions, whether each row's shoe can exist, and per valuation
@@ -189,6 +291,10 @@ def _dealer_batch(
         offset += count
         by_valuation[(pair, out)] = row_of
     return dealer, feasible, by_valuation
+
+
+#: The dealer batches (shared by every analysis, cached).
+_dealer_batch = _BatchCache(64)
 
 
 @functools.cache
@@ -244,6 +350,7 @@ class _UpCardAnalysis:
         # Whether a split hand dealt a pair card resplits: (pair, hands, waiting).
         self._resplits: dict[tuple[int, int, int], bool] = {}
         self._split_values: dict[int, float] = {}
+        self._by_box = _charged_by_box(rules)
 
     def _split_plan(self) -> list[tuple[int, int]]:
         """The (pair, other pair cards out) a split analysis will value."""
@@ -324,26 +431,129 @@ class _UpCardAnalysis:
 
     def _post_split_value(self, valuation: _Valuation, node: int, pair: int) -> float:
         """The value of a split hand of two cards, played best (or by the chart)."""
+        return self._post_split_play(valuation, node, pair)[1]
+
+    def _post_split_play(self, valuation: _Valuation, node: int, pair: int) -> tuple[str, float]:
+        """The play of a split hand of two cards, best (or by the chart), and its value."""
         rules = self.rules
         stand = float(valuation.stand[node])
         total = int(self.graph.total[node])
         if (pair == ACE and not rules.hit_split_aces) or total == 21:
-            return stand
+            return "stand", stand
         options = {"hit": float(valuation.hit[node])}
         if not (rules.must_draw_to_12 and total < 12):
             options["stand"] = stand
         if self._can_double(node, after_split=True, pair=pair):
             options["double"] = float(valuation.double[node])
         if self.chart is None:
-            return max(options.values())
-        soft = bool(self.graph.soft[node])
-        return options[self.chart.choose(self.up, total, soft, -1, options)]
+            action = max(options, key=lambda name: options[name])
+        else:
+            soft = bool(self.graph.soft[node])
+            action = self.chart.choose(self.up, total, soft, -1, options)
+        return action, options[action]
 
     def split_value(self, pair: int) -> float:
-        """The expected value of splitting a pair, resplitting as allowed and as is best."""
+        """The expected value of splitting a pair, resplitting as allowed and as is best.
+
+        Joint with no dealer blackjack where the dealer peeks; where he does not, a
+        dealer blackjack's take from the box is counted in (see the module docstring).
+        """
         if pair not in self._split_values:
-            self._split_values[pair] = self._split_value(pair)
+            value = self._split_value(pair)
+            if self._by_box and self.blackjack_rank >= 0:
+                value += self._box_blackjack_value(pair)
+            self._split_values[pair] = value
         return self._split_values[pair]
+
+    def _box_blackjack_value(self, pair: int) -> float:
+        """What a dealer blackjack takes from a split box beside its busted hands' wagers:
+        one initial bet, unless (RWS rules) every hand busted."""
+        chance = float(self.main.blackjack[self.graph.index_of((pair, pair))])
+        if self.rules.dealer_blackjack_takes is DealerBlackjackTakes.ORIGINAL_BET:
+            return -chance
+        return -chance + chance * self._all_bust_given_blackjack(pair)
+
+    def _all_bust_given_blackjack(self, pair: int) -> float:
+        """The chance that every hand of a split busts, given a dealer blackjack.
+
+        The hands' draws are taken as independent given the dealer's blackjack and the
+        pair cards out, as :meth:`_split_value` takes them; resplits as it chose.
+        """
+        rules = self.rules
+        most = rules.max_split_hands
+        may_resplit = pair != ACE or rules.resplit_aces
+        root = self.graph.index_of((pair,))
+        hole = self.blackjack_rank
+
+        @functools.cache
+        def given_blackjack(hands: int) -> FloatArray:
+            """Per two-card split hand, its bust chance given a dealer blackjack."""
+            valuation = self._split_valuation(pair, hands - 1)
+            _, hit, double = self._busts_with_blackjack(pair, hands - 1)
+            chances = np.zeros(RANKS)
+            for card in range(RANKS):
+                node = int(self.graph.child[root, card])
+                blackjack = float(valuation.blackjack[node])
+                if blackjack <= 0.0:
+                    continue
+                action, _ = self._post_split_play(valuation, node, pair)
+                joint = {"hit": hit[node], "double": double[node]}.get(action, 0.0)
+                chances[card] = float(joint) / blackjack
+            return chances
+
+        @functools.cache
+        def all_bust(hands: int, waiting: int) -> float:
+            if waiting == 0:
+                return 1.0
+            shoe = self.base.copy()
+            shoe[pair] -= hands
+            shoe[hole] -= 1
+            if shoe[pair] < 0 or shoe[hole] < 0:
+                return 0.0
+            remaining = int(shoe.sum())
+            busts = given_blackjack(hands)
+            total = 0.0
+            for card in range(RANKS):
+                if shoe[card] <= 0:
+                    continue
+                probability = shoe[card] / remaining
+                if (
+                    card == pair
+                    and may_resplit
+                    and hands < most
+                    and self._resplits.get((pair, hands, waiting), False)
+                ):
+                    total += probability * all_bust(hands + 1, waiting + 1)
+                else:
+                    total += probability * float(busts[card]) * all_bust(hands, waiting - 1)
+            return total
+
+        return all_bust(2, 2)
+
+    def _busts_with_blackjack(
+        self, pair: int, out: int
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """:func:`busts_with_blackjack` for a split valuation, as it is played."""
+        valuation = self._split_valuation(pair, out)
+        graph = self.graph
+        played = np.zeros(graph.size)
+        hit = np.zeros(graph.size)
+        double = np.zeros(graph.size)
+        base = self.base.copy()
+        base[pair] -= out
+        busts_with_blackjack(
+            base,
+            graph.counts,
+            graph.total,
+            graph.child,
+            valuation.mask,
+            self._stands(valuation),
+            self.blackjack_rank,
+            played,
+            hit,
+            double,
+        )
+        return played, hit, double
 
     def _split_value(self, pair: int) -> float:
         rules = self.rules
@@ -407,8 +617,12 @@ class _UpCardAnalysis:
 
         return moments(2, 2)
 
-    def decisions(self) -> list[Decision]:
-        """The best play of every two-card hand, with its probability given the up card."""
+    def decisions(self, *, outcomes: bool = True) -> list[Decision]:
+        """The best play of every two-card hand, with its probability given the up card.
+
+        With ``outcomes`` false the win, stand-off and loss chances and the mean square
+        are not computed (left at zero): a chart's derivation needs only the values.
+        """
         rules = self.rules
         graph = self.graph
         main = self.main
@@ -466,18 +680,38 @@ class _UpCardAnalysis:
                         options,
                     )
                 ev = float(options[action])
+                if rules.hole_card is HoleCard.PEEK:
+                    ev -= chance
+                if not outcomes:
+                    out.append(Decision(self.up, (first, second), probability, action, ev, options))
+                    continue
                 stats = self._outcomes_of(action, node, first, chance)
+                rounds: tuple[float, float, float, float] | None = None
+                if action == "split":
+                    stats = self._with_box_blackjack(stats, chance)
+                    rounds = self._with_box_blackjack(self._split_rounds(first), chance)
                 if action == "split" and rank_tens:
                     # Tens of two ranks cannot split: they play the best other option.
                     others = {name: value for name, value in options.items() if name != "split"}
                     other = self._outcomes_of(_best_option(others), node, first, chance)
                     same = _same_rank_tens(rules.decks)
                     stats = _mix(same, stats, other)
+                    rounds = _mix(same, rounds or stats, other)
                 if rules.hole_card is HoleCard.PEEK:
-                    ev -= chance
                     stats = (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
+                    if rounds is not None:
+                        rounds = (rounds[0], rounds[1], rounds[2] + chance, rounds[3] + chance)
                 out.append(
-                    Decision(self.up, (first, second), probability, action, ev, options, stats)
+                    Decision(
+                        self.up,
+                        (first, second),
+                        probability,
+                        action,
+                        ev,
+                        options,
+                        stats,
+                        None if rounds is None else (rounds[0], rounds[1], rounds[2]),
+                    )
                 )
         return out
 
@@ -500,6 +734,13 @@ class _UpCardAnalysis:
         ).astype(np.bool_)
         return stands
 
+    def _outcome_payoffs(self, *, split: bool) -> FloatArray:
+        """The dealer blackjack's take per hand for the outcome statistics: none for a
+        split box charged as a whole (its blackjack share is added per round)."""
+        if split and self._by_box:
+            return np.zeros(4)
+        return _blackjack_payoffs(self.rules, split=split)
+
     def _outcome_table(self, pair: int, out: int) -> FloatArray:
         """:func:`hand_outcomes` for a valuation, as it is played (cached)."""
         key = (pair, out)
@@ -519,7 +760,7 @@ class _UpCardAnalysis:
                 self.dealer,
                 self._stands(valuation),
                 self.blackjack_rank,
-                _blackjack_payoffs(self.rules, split=out > 0),
+                self._outcome_payoffs(split=out > 0),
                 table,
             )
             self._outcome_tables[key] = table
@@ -541,11 +782,20 @@ class _UpCardAnalysis:
                 graph.child,
                 valuation.mask,
                 self._stands(valuation),
-                _blackjack_payoffs(self.rules, split=True),
+                self._outcome_payoffs(split=True),
                 table,
             )
             self._conditional_tables[key] = table
         return self._conditional_tables[key]
+
+    def _with_box_blackjack(
+        self, stats: tuple[float, float, float, float], chance: float
+    ) -> tuple[float, float, float, float]:
+        """A split's statistics with the dealer blackjack's share of a box charged as a
+        whole: a loss, counted as one initial bet in the mean square."""
+        if not self._by_box:
+            return stats
+        return (stats[0], stats[1], stats[2] + chance, stats[3] + chance)
 
     def _outcomes_of(
         self, action: str, node: int, pair: int, chance: float
@@ -606,11 +856,99 @@ class _UpCardAnalysis:
         # where the dealer peeks.
         dealer = self.dealer[self._rows[(pair, 1)][root]]
         chances = dealer.copy()
-        if self.rules.hole_card is HoleCard.PEEK:
+        if self.rules.hole_card is HoleCard.PEEK or self._by_box:
             chances[6] = 0.0
         cross = float((chances * given_dealer * given_dealer).sum())
         hands, pairs = self._hand_count_moments(pair)
         return (win, push, loss, hands * square + pairs * cross)
+
+    def _split_rounds(self, pair: int) -> tuple[float, float, float, float]:
+        """A split round's chances of a win, stand-off and loss by its total result (and
+        a zero in place of the mean square), joint with no dealer blackjack where the
+        dealer peeks or a blackjack takes the box as a whole.
+
+        Given the dealer's final outcome, the hands are taken as independent, each as a
+        hand of the first split (as for the standard deviation), and their number as
+        the resplits chose.
+        """
+        valuation = self._split_valuation(pair, 1)
+        graph = self.graph
+        shoe = self.base.copy()
+        shoe[pair] -= 2
+        remaining = int(shoe.sum())
+        root = graph.index_of((pair,))
+        results = self._results_table(pair)
+        given_dealer = np.zeros((DEALER_OUTCOMES, RESULTS))
+        for card in range(RANKS):
+            if shoe[card] <= 0:
+                continue
+            node = int(graph.child[root, card])
+            action, _ = self._post_split_play(valuation, node, pair)
+            block = {"stand": 4, "hit": 2, "double": 3}[action]
+            given_dealer += shoe[card] / remaining * results[node, block]
+        dealer = self.dealer[self._rows[(pair, 1)][root]].copy()
+        if self.rules.hole_card is HoleCard.PEEK or self._by_box:
+            dealer[6] = 0.0
+        counts = self._hand_count_distribution(pair)
+        win = push = loss = 0.0
+        for outcome in range(DEALER_OUTCOMES):
+            if dealer[outcome] <= 0.0:
+                continue
+            # The total of n hands: results -2n to 2n, index 2n for zero.
+            total = np.array([1.0])
+            for hands in range(1, len(counts)):
+                total = np.convolve(total, given_dealer[outcome])
+                if counts[hands] <= 0.0:
+                    continue
+                weight = dealer[outcome] * counts[hands]
+                zero = 2 * hands
+                win += weight * float(total[zero + 1 :].sum())
+                push += weight * float(total[zero])
+                loss += weight * float(total[:zero].sum())
+        return win, push, loss, 0.0
+
+    def _results_table(self, pair: int) -> FloatArray:
+        """:func:`conditional_results` for the first split's valuation, as it is played."""
+        valuation = self._split_valuation(pair, 1)
+        graph = self.graph
+        # Only the masked rows are written and read (the kernel clears them).
+        table = np.empty((graph.size, 5, DEALER_OUTCOMES, RESULTS))
+        base = self.base.copy()
+        base[pair] -= 1
+        conditional_results(
+            base,
+            graph.counts,
+            graph.total,
+            graph.child,
+            valuation.mask,
+            self._stands(valuation),
+            self._outcome_payoffs(split=True),
+            table,
+        )
+        return table
+
+    def _hand_count_distribution(self, pair: int) -> FloatArray:
+        """The chance that a split of ``pair`` ends with n hands, by n (resplits as
+        :meth:`split_value` chose)."""
+        self.split_value(pair)
+        size = self.rules.max_split_hands + 1
+
+        @functools.cache
+        def distribution(hands: int, waiting: int) -> FloatArray:
+            if waiting == 0:
+                ended = np.zeros(size)
+                ended[hands] = 1.0
+                return ended
+            shoe = self.base.copy()
+            shoe[pair] -= hands
+            chance = shoe[pair] / int(shoe.sum()) if shoe[pair] > 0 else 0.0
+            kept = distribution(hands, waiting - 1)
+            if not self._resplits.get((pair, hands, waiting), False):
+                return kept
+            resplit: FloatArray = chance * distribution(hands + 1, waiting + 1)
+            return resplit + (1 - chance) * kept
+
+        return distribution(2, 2)
 
     def _surrender_value(self, chance: float) -> float | None:
         rules = self.rules
@@ -691,8 +1029,12 @@ class Chart(Protocol):
         ...
 
 
-def analyze(rules: Rules, chart: Chart | None = None) -> MainGameResult:
-    """The main game's exact expected value: composition-dependent play, or ``chart``'s."""
+def analyze(rules: Rules, chart: Chart | None = None, *, outcomes: bool = True) -> MainGameResult:
+    """The main game's exact expected value: composition-dependent play, or ``chart``'s.
+
+    With ``outcomes`` false only the expected values are computed: the win, stand-off
+    and loss chances and the standard deviation read zero.
+    """
     shoe = full_shoe(rules.decks)
     size = int(shoe.sum())
     per_up: list[UpCardResult] = []
@@ -703,7 +1045,7 @@ def analyze(rules: Rules, chart: Chart | None = None) -> MainGameResult:
             if chart is None
             else _UpCardAnalysis(rules, up, chart.policy(up), chart)
         )
-        decisions = analysis.decisions()
+        decisions = analysis.decisions(outcomes=outcomes)
         ev = float(sum(decision.probability * decision.ev for decision in decisions))
         probability = float(shoe[up]) / size
         per_up.append(UpCardResult(up, probability, ev, tuple(decisions)))

@@ -22,7 +22,10 @@ import numpy.typing as npt
 __all__ = [
     "DEALER_OUTCOMES",
     "LANES",
+    "RESULTS",
+    "busts_with_blackjack",
     "conditional_means",
+    "conditional_results",
     "distributions",
     "hand_outcomes",
     "value_hands",
@@ -213,6 +216,54 @@ def value_hands(
             best[node] = max(value, hit_value)
 
 
+@numba.njit(cache=True, nogil=True)
+def busts_with_blackjack(
+    base: IntArray,
+    node_counts: IntArray,
+    node_total: IntArray,
+    child: IntArray,
+    mask: BoolArray,
+    stands: BoolArray,
+    blackjack_rank: int,
+    played: FloatArray,
+    hit: FloatArray,
+    double: FloatArray,
+) -> None:
+    """Each masked hand's chance of busting while the dealer holds a blackjack.
+
+    Joint chances, like the values of :func:`value_hands`: for the hand played on as
+    ``stands`` says (``played``), hitting once and playing on (``hit``), and doubling
+    (``double``).  A split box's hands all busting against a dealer blackjack lose no
+    initial bet beside their wagers under RWS rules, so the box's value needs them.
+    """
+    size = node_total.shape[0]
+    for node in range(size - 1, -1, -1):
+        if not mask[node]:
+            continue
+        remaining = 0
+        for rank in range(10):
+            remaining += base[rank] - node_counts[node, rank]
+        hit_chance = 0.0
+        double_chance = 0.0
+        for rank in range(10):
+            left = base[rank] - node_counts[node, rank]
+            if left <= 0:
+                continue
+            probability = left / remaining
+            grown = child[node, rank]
+            if grown >= 0:
+                hit_chance += probability * played[grown]
+            else:
+                chance = _blackjack_after_bust(
+                    base, node_counts, node, rank, blackjack_rank, remaining
+                )
+                hit_chance += probability * chance
+                double_chance += probability * chance
+        hit[node] = hit_chance
+        double[node] = double_chance
+        played[node] = 0.0 if stands[node] else hit_chance
+
+
 #: Columns of :func:`hand_outcomes`: each block is (win, stand-off, loss, mean square).
 PLAYED, STANDING_DOUBLED, HIT, DOUBLE, STAND = 0, 4, 8, 12, 16
 
@@ -368,3 +419,70 @@ def conditional_means(
         source = stand if stands[node] else hit
         for d in range(DEALER_OUTCOMES):
             out[node, played + d] = out[node, source + d]
+
+
+#: Results a hand can have given the dealer's outcome, per unit initial bet: -2 to 2.
+RESULTS = 5
+
+
+@numba.njit(cache=True, nogil=True)
+def conditional_results(
+    base: IntArray,
+    node_counts: IntArray,
+    node_total: IntArray,
+    child: IntArray,
+    mask: BoolArray,
+    stands: BoolArray,
+    payoffs: FloatArray,
+    out: FloatArray,
+) -> None:
+    """Each masked hand's distribution of results given how the dealer's hand ends.
+
+    ``out[node, block, d, r]`` is the chance of result ``r - 2`` (per unit initial bet,
+    a win paying even money) given dealer outcome ``d`` (17 to 21, bust, blackjack), for
+    the blocks of :func:`conditional_means` (played, standing doubled, hit, double,
+    stand), whose means these are; the player's draws taken as independent of the
+    dealer's likewise.  ``payoffs`` must be whole bets.
+    """
+    size = node_total.shape[0]
+    played, standing_doubled, hit, double, stand = 0, 1, 2, 3, 4
+    for node in range(size - 1, -1, -1):
+        if not mask[node]:
+            continue
+        total = node_total[node]
+        for block in range(5):
+            for d in range(DEALER_OUTCOMES):
+                for r in range(RESULTS):
+                    out[node, block, d, r] = 0.0
+        for outcome in range(5):
+            dealer_total = 17 + outcome
+            result = 1 if total > dealer_total else 0 if total == dealer_total else -1
+            out[node, stand, outcome, result + 2] = 1.0
+            out[node, standing_doubled, outcome, 2 * result + 2] = 1.0
+        out[node, stand, 5, 3] = 1.0
+        out[node, standing_doubled, 5, 4] = 1.0
+        out[node, stand, 6, int(payoffs[0]) + 2] = 1.0
+        out[node, standing_doubled, 6, int(payoffs[1]) + 2] = 1.0
+        remaining = 0
+        for rank in range(10):
+            remaining += base[rank] - node_counts[node, rank]
+        for rank in range(10):
+            left = base[rank] - node_counts[node, rank]
+            if left <= 0:
+                continue
+            probability = left / remaining
+            grown = child[node, rank]
+            for d in range(DEALER_OUTCOMES):
+                if grown >= 0:
+                    for r in range(RESULTS):
+                        out[node, hit, d, r] += probability * out[grown, played, d, r]
+                        out[node, double, d, r] += probability * out[grown, standing_doubled, d, r]
+                else:
+                    busted = int(payoffs[2]) if d == 6 else -1
+                    busted_doubled = int(payoffs[3]) if d == 6 else -2
+                    out[node, hit, d, busted + 2] += probability
+                    out[node, double, d, busted_doubled + 2] += probability
+        source = stand if stands[node] else hit
+        for d in range(DEALER_OUTCOMES):
+            for r in range(RESULTS):
+                out[node, played, d, r] = out[node, source, d, r]

@@ -8,8 +8,11 @@ for and named.  The math is never tuned to a stated figure.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -18,7 +21,35 @@ from croupier.analysis.sidebets import SideBetAnalysis, analyze_side_bets
 from croupier.analysis.strategy import BasicStrategy, derive_strategy
 from croupier.rules import DealerBlackjackTakes, HoleCard, Rules, Surrender
 
-__all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet"]
+__all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet", "reporting_progress"]
+
+_PROGRESS: ContextVar[Callable[[str], None] | None] = ContextVar("progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting_progress(callback: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, :func:`par_sheet` tells ``callback`` each step it starts (a
+    sheet already computed, and cached, has none).
+
+    >>> from croupier.presets import find_rules
+    >>> steps = []
+    >>> with reporting_progress(steps.append):
+    ...     _ = par_sheet(find_rules("casino-to-go").replace(decks=5))
+    >>> steps[0]
+    'main game, composition-dependent'
+    """
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def _step(text: str) -> None:
+    callback = _PROGRESS.get()
+    if callback is not None:
+        callback(text)
+
 
 #: The RTP a rulebook states, with its words.
 STATED_RTP: dict[str, tuple[Fraction, str]] = {
@@ -33,11 +64,18 @@ STATED_RTP: dict[str, tuple[Fraction, str]] = {
 SPLIT_CONVENTION = (
     "Split hands count the pair cards of the hands split so far as removed, but not the "
     "other cards drawn to the other split hands (the convention of the Wizard of Odds "
-    "Appendix 9 tables); where a dealer blackjack found after the players acted takes "
-    "only part of a split box's bets, each split hand is counted as one of two. Win, "
-    "stand-off and loss chances count the hands of a split round apart; the standard "
-    "deviation counts two split hands, correlated through the dealer's one hand (their "
-    "own draws taken as independent)."
+    "Appendix 9 tables). A dealer blackjack found after the players acted takes money by "
+    "the box, as the rules say: one initial bet for the whole box where it takes only the "
+    "original bet; every busted hand's wager and one initial bet unless every hand busted "
+    "where it takes busted hands and the initial bet (the chance that all bust taken with "
+    "the hands' draws independent given the dealer's blackjack). The round_win, round_push "
+    "and round_loss chances count a round by its total result, a split round's hands "
+    "taken as independent given the dealer's final outcome; win, push and loss count a "
+    "split round as one of its hands. The "
+    "standard deviation counts the expected number of split hands and of pairs of them, "
+    "resplits included; two hands are correlated through the dealer's one hand, taken "
+    "over the dealer's final outcome with their own draws independent, and a dealer "
+    "blackjack that takes a split box's initial bet counts as the loss of one bet."
 )
 
 _UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
@@ -93,6 +131,9 @@ class ParSheet:
                 "win": td.win,
                 "push": td.push,
                 "loss": td.loss,
+                "round_win": td.round_win,
+                "round_push": td.round_push,
+                "round_loss": td.round_loss,
                 "blackjack": td.blackjack,
                 "per_up": {
                     _UP_NAMES[up.up]: {
@@ -125,13 +166,16 @@ def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
     start = time.perf_counter()
     timings: dict[str, float] = {}
     mark = time.perf_counter()
+    _step("main game, composition-dependent")
     cd = analyze(rules)
     timings["cd"] = time.perf_counter() - mark
     mark = time.perf_counter()
+    _step("basic strategy chart")
     strategy = derive_strategy(rules)
     td = strategy.evaluate()
     timings["td"] = time.perf_counter() - mark
     mark = time.perf_counter()
+    _step("side bets")
     side_bets = analyze_side_bets(rules)
     timings["side_bets"] = time.perf_counter() - mark
     stated_rtp, words = STATED_RTP.get(rules.name, (None, None))
@@ -182,13 +226,24 @@ def _candidates(rules: Rules) -> list[tuple[str, object]]:
     return changes
 
 
+def _split_hands_first(change: tuple[str, object]) -> int:
+    """Sorts rule changes to more split hands first, the others after in their order."""
+    name, value = change
+    return -value if name == "max_split_hands" and isinstance(value, int) else 0
+
+
 @functools.lru_cache(maxsize=32)
 def _explain(rules: Rules, stated: float) -> tuple[RuleChange, ...]:
     """The single rule changes whose basic-strategy RTP rounds to the stated figure."""
-    found: list[RuleChange] = []
-    for name, value in _candidates(rules):
+    found: dict[int, RuleChange] = {}
+    candidates = _candidates(rules)
+    # More split hands first: their dealer batches serve the fewer hands' (shared work).
+    order = sorted(range(len(candidates)), key=lambda index: _split_hands_first(candidates[index]))
+    for number, index in enumerate(order, start=1):
+        name, value = candidates[index]
+        _step(f"the stated RTP: rule change {number} of {len(candidates)}")
         changed = rules.replace(**{name: value})
-        rtp = derive_strategy(changed).evaluate().rtp
+        rtp = derive_strategy(changed).evaluate(outcomes=False).rtp
         if abs(rtp - stated) < 0.00005:
-            found.append(RuleChange(name, value, rtp))
-    return tuple(found)
+            found[index] = RuleChange(name, value, rtp)
+    return tuple(found[index] for index in sorted(found))

@@ -103,10 +103,14 @@ class BasicStrategy:
     def policy(self, up: int) -> npt.NDArray[np.int64]:
         """Hit (1) or stand (0) for every hand of the hand graph past its first decision."""
         graph = hand_graph()
-        policy = np.ones(graph.size, dtype=np.int64)
-        for node in range(graph.size):
-            key = (bool(graph.soft[node]), int(graph.total[node]), up)
-            policy[node] = 0 if self.drawn.get(key, Play.HIT) is Play.STAND else 1
+        # Indexed by (soft, total); a total the chart does not name is hit.
+        stands = np.zeros((2, 32), dtype=np.bool_)
+        for (soft, total, chart_up), play in self.drawn.items():
+            if chart_up == up and play is Play.STAND:
+                stands[int(soft), total] = True
+        policy: npt.NDArray[np.int64] = np.where(
+            stands[graph.soft.astype(np.int64), graph.total], 0, 1
+        ).astype(np.int64)
         return policy
 
     def cell(self, table: str, row: int, up: int) -> str:
@@ -117,9 +121,10 @@ class BasicStrategy:
         key = (table == "soft", row, up)
         return (self.first.get(key) or self.drawn[key]).value
 
-    def evaluate(self) -> MainGameResult:
-        """The exact expected value of playing this chart."""
-        return analyze(self.rules, self)
+    def evaluate(self, *, outcomes: bool = True) -> MainGameResult:
+        """The exact expected value of playing this chart (with ``outcomes`` false, the
+        value alone: no win, stand-off and loss chances, no standard deviation)."""
+        return analyze(self.rules, self, outcomes=outcomes)
 
 
 def _multiset_weights(counts: npt.NDArray[np.int64], shoe: npt.NDArray[np.int64]) -> FloatArray:
@@ -156,20 +161,20 @@ def derive_strategy(rules: Rules) -> BasicStrategy:
     pairs: dict[tuple[int, int], Play] = {}
     for up in range(RANKS):
         analysis = up_card_analysis(rules, up)
-        decisions = analysis.decisions()
+        decisions = analysis.decisions(outcomes=False)
         # Hit or stand past the first decision, by total, weighted by how often a hand is met.
-        sums: dict[tuple[bool, int], float] = {}
         weights = _multiset_weights(graph.counts, analysis.base)
         differences = analysis.main.stand - analysis.main.hit
-        for node in range(graph.size):
-            if graph.cards[node] < 3 or not analysis.main.mask[node]:
-                continue
-            key = (bool(graph.soft[node]), int(graph.total[node]))
-            sums[key] = sums.get(key, 0.0) + float(weights[node] * differences[node])
+        # Summed by (soft, total) in node order: 32 * soft + total.
+        chosen = (graph.cards >= 3) & analysis.main.mask
+        keys = 32 * graph.soft[chosen].astype(np.int64) + graph.total[chosen]
+        sums = np.bincount(keys, weights=(weights * differences)[chosen], minlength=64)
+        met = np.bincount(keys, minlength=64) > 0
         for soft in (False, True):
             for total in range(4, 22):
-                summed = sums.get((soft, total))
-                if total == 21 or (summed is not None and summed >= 0 and total >= 12):
+                index = 32 * int(soft) + total
+                stands = bool(met[index]) and float(sums[index]) >= 0
+                if total == 21 or (stands and total >= 12):
                     drawn[(soft, total, up)] = Play.STAND
                 else:
                     drawn[(soft, total, up)] = Play.HIT
