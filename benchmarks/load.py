@@ -171,6 +171,7 @@ def main() -> None:
         tables_file(tables_path, tables)
         port = free_port()
         base = f"http://127.0.0.1:{port}"
+        log = (Path(directory) / "serve.log").open("wb")
         server = subprocess.Popen(
             [
                 sys.executable,
@@ -183,7 +184,10 @@ def main() -> None:
                 str(port),
                 "--tables",
                 str(tables_path),
-            ]
+            ],
+            # The server's JSON-line log (every request, command and money movement)
+            # goes to a file, as an operator's would: written, not shown.
+            stderr=log,
         )
         try:
             for _ in range(300):
@@ -205,6 +209,7 @@ def main() -> None:
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=30)
+            log.close()
 
 
 if __name__ == "__main__":

@@ -66,6 +66,9 @@ def start(db_url: str, port: int, tables: Path) -> subprocess.Popen[bytes]:
         str(port),
         "--tables",
         str(tables),
+        # Its stderr is read only if it fails to start: no log to fill the pipe meanwhile.
+        "--log",
+        "none",
     ]
     process = subprocess.Popen(command, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
