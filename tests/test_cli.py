@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,10 +11,13 @@ from pathlib import Path
 GOLDEN = Path(__file__).parent / "golden"
 
 
-def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def croupier(
+    *args: str, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "croupier", *args],
         input=stdin,
+        env=None if env is None else {**os.environ, **env},
         capture_output=True,
         text=True,
         timeout=60,
@@ -113,3 +117,16 @@ def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
         result = croupier("serve", "--db", f"sqlite:///{tmp_path / 'x.db'}", "--port", str(port))
     assert_one_line_error(result, f"127.0.0.1:{port}")
     assert "serving" not in result.stderr
+
+
+def test_serve_reads_its_settings_from_the_environment_and_flags_override_them(
+    tmp_path: Path,
+) -> None:
+    """CROUPIER_DB_URL, CROUPIER_PLAY_MONEY...: a setting from the environment is checked
+    like its flag, and a flag given on the command line wins over it."""
+    db = tmp_path / "never.db"
+    env = {"CROUPIER_DB_URL": f"sqlite:///{db}", "CROUPIER_PLAY_MONEY": "NaN"}
+    assert_one_line_error(croupier("serve", env=env), "--play-money", "'NaN'")
+    overridden = croupier("serve", "--play-money", "-5", env=env)
+    assert_one_line_error(overridden, "--play-money", "more than zero")
+    assert not db.exists()

@@ -32,12 +32,23 @@ def _connect(url: str | None) -> object:
     "--db",
     "url",
     default=None,
+    envvar="CROUPIER_DB_URL",
+    show_envvar=True,
     help="Database URL (default sqlite:///croupier.db; postgresql://... for PostgreSQL).",
 )
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="CROUPIER_HOST",
+    show_envvar=True,
+    help="Address to listen on.",
+)
 @click.option(
     "--port",
     default=8000,
+    envvar="CROUPIER_PORT",
+    show_envvar=True,
     show_default=True,
     type=click.IntRange(1, 65535),
     help="Port to listen on.",
@@ -46,12 +57,16 @@ def _connect(url: str | None) -> object:
     "--tables",
     "tables_file",
     default=None,
+    envvar="CROUPIER_TABLES",
+    show_envvar=True,
     type=click.Path(dir_okay=False),
     help="A TOML file of tables (default: one table per preset).",
 )
 @click.option(
     "--play-money",
     default="1000.00",
+    envvar="CROUPIER_PLAY_MONEY",
+    show_envvar=True,
     show_default=True,
     help='Chips a new account gets; "none" for a wallet funded elsewhere.',
 )
@@ -59,6 +74,8 @@ def _connect(url: str | None) -> object:
     "--log",
     "log_format",
     type=click.Choice(["json", "text", "none"]),
+    envvar="CROUPIER_LOG",
+    show_envvar=True,
     default="json",
     show_default=True,
     help="The server's log on stderr: JSON lines (requests, commands, money movements), "
@@ -129,7 +146,14 @@ def ledger() -> None:
 
 
 @ledger.command("check")
-@click.option("--db", "url", default=None, help="Database URL (default sqlite:///croupier.db).")
+@click.option(
+    "--db",
+    "url",
+    default=None,
+    envvar="CROUPIER_DB_URL",
+    show_envvar=True,
+    help="Database URL (default sqlite:///croupier.db).",
+)
 def check(url: str | None) -> None:
     """Reconcile: every transaction balances, balances equal their legs, every round is
     settled, void, or open with its money on the table, and each round's replay through
