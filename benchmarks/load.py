@@ -155,6 +155,9 @@ def report(label: str, stats: BotStats, elapsed: float, rounds: int) -> None:
         f"  {label:34s} {rounds / elapsed:8.1f} rounds/s {stats.actions / elapsed:8.1f} actions/s"
         f"   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   errors {stats.errors}"
     )
+    if stats.error_codes:
+        codes = ", ".join(f"{code} {count}" for code, count in sorted(stats.error_codes.items()))
+        print(f"  {'':34s} refused: {codes}")
 
 
 def main() -> None:

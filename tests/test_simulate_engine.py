@@ -13,6 +13,7 @@ engine, whose legal actions must be the kernel's at every decision.
 from __future__ import annotations
 
 import random
+import zlib
 from decimal import Decimal
 from fractions import Fraction
 
@@ -21,6 +22,7 @@ import pytest
 from croupier.analysis.autoplay import StrategyPlayer
 from croupier.analysis.strategy import derive_strategy
 from croupier.cards import Card, full_deck
+from croupier.events import RoundVoided
 from croupier.presets import PRESET_NAMES, find_rules
 from croupier.round import Action, Awaiting, OfferKind, Phase, Round
 from croupier.rules import Rules, SideBet
@@ -40,6 +42,10 @@ def _order(rules: Rules, shoes: int, seed: int) -> list[Card]:
         rng.shuffle(shoe)
         cards.extend(shoe)
     return cards
+
+
+class _Straddle(Exception):
+    """A round ran past the end of one shoe into the next of the fixed order."""
 
 
 def _engine_rounds(
@@ -97,6 +103,15 @@ def _engine_rounds(
                 assert awaiting is Awaiting.NOTHING
                 break
         taken = len(cards) - order.remaining
+        if any(
+            isinstance(event, RoundVoided) and event.reason.startswith("excess card")
+            for event in game.events
+        ):
+            # The order is shoes end to end and never shuffled: a round that runs from
+            # one shoe into the next can meet a card its shoe cannot hold, which voids
+            # it (RWS v5 5.5.2).  At a table the cut card ends a shoe between rounds, so
+            # the kernel does not check for it; such an order is not a fair comparison.
+            raise _Straddle(f"round {len(out) + 1}")
         if game.phase is Phase.VOID:
             out.append((True, taken, [], []))
             continue
@@ -168,22 +183,30 @@ def test_kernel_matches_engine_round_by_round(
 ) -> None:
     rules = _rules(name)
     side_bets = rules.side_bets_offered() if with_side_bets else ()
-    seed = hash((name, boxes, random_decisions)) & 0xFFFF
-    cards = _order(rules, shoes=4, seed=seed)
+    # A seed fixed by the case (not Python's hash, which changes from run to run).
+    base = zlib.crc32(f"{name} {boxes} {random_decisions}".encode()) & 0xFFFF
     rounds = ROUNDS if boxes < 4 else ROUNDS // 2
-    kernel = play_order(
-        rules,
-        derive_strategy(rules),
-        cards,
-        rounds=rounds,
-        boxes=boxes,
-        side_bets=side_bets,
-        random_decisions=random_decisions,
-        seed=seed,
-    )
-    engine = _engine_rounds(
-        rules, cards, rounds, boxes, side_bets, kernel if random_decisions else None
-    )
+    for seed in range(base, base + 20):
+        cards = _order(rules, shoes=4, seed=seed)
+        kernel = play_order(
+            rules,
+            derive_strategy(rules),
+            cards,
+            rounds=rounds,
+            boxes=boxes,
+            side_bets=side_bets,
+            random_decisions=random_decisions,
+            seed=seed,
+        )
+        try:
+            engine = _engine_rounds(
+                rules, cards, rounds, boxes, side_bets, kernel if random_decisions else None
+            )
+        except _Straddle:
+            continue  # the next order
+        break
+    else:
+        raise AssertionError(f"no order of 20 kept every round within one shoe: {name}")
     unit_bet = Fraction(BET)
     for number, (fast, slow) in enumerate(zip(kernel.rounds, engine, strict=True), start=1):
         void, taken, hands, sides = slow

@@ -202,6 +202,11 @@ class HttpError(Exception):
 # -- the server's state --------------------------------------------------------------------------
 
 
+#: Seconds a session confirmed by the database is trusted for a socket's commands before
+#: it is asked again.  A logout through this server ends the trust at once; an expiry or a
+#: logout through another server is noticed within this time.
+SESSION_RECHECK_SECONDS = 2.0
+
 #: Messages that may wait for one socket; a client that lets more pile up is dropped.
 OUTBOX_MESSAGES = 256
 #: Seconds one message may take to go out before its socket is dropped.
@@ -279,6 +284,8 @@ class Hub:
         self.metrics = Metrics()
         self._ids: dict[str, int] = {}
         self._limiters: dict[int, RateLimiter] = {}
+        #: Session token -> when the database last confirmed it (the settings' clock).
+        self._sessions: dict[str, float] = {}
         self.runtimes: dict[str, TableRuntime] = {}
         now = settings.clock()
         for config in settings.tables:
@@ -370,6 +377,37 @@ class Hub:
 
     def now(self) -> float:
         return self.settings.clock()
+
+    async def check_session(self, token: str, now: float) -> None:
+        """Hold a command to a live session (:class:`SessionExpired` if it is not).
+
+        The database is asked (and the session marked as used) at most once every
+        :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.
+        """
+        confirmed = self._sessions.get(token)
+        if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
+            return
+        try:
+            await asyncio.to_thread(self.read_session, token, now)
+        except SessionExpired:
+            self._sessions.pop(token, None)
+            raise
+        if len(self._sessions) > 10_000:  # forget the stale ones now and then
+            self._sessions = {
+                kept: at
+                for kept, at in self._sessions.items()
+                if 0 <= now - at < SESSION_RECHECK_SECONDS
+            }
+        self._sessions[token] = now
+
+    def forget_session(self, token: str) -> None:
+        """A session ended here (a logout): no command is taken on it from now on."""
+        self._sessions.pop(token, None)
+
+    def read_session(self, token: str, now: float) -> accounts.User:
+        """The token's user, the session marked as used (blocking: a worker thread)."""
+        with self.engine.begin() as conn:
+            return accounts.authenticate(conn, token, now=_utc(now))
 
     def limiter(self, connection: Connection) -> RateLimiter:
         """The rate limit a message from ``connection`` counts against: the user's own,
@@ -614,6 +652,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.delete("/api/sessions/current", status_code=204, responses=_ERRORS)
     def sign_out(user: CurrentUser) -> Response:
         """Log out."""
+        hub.forget_session(user[1])
         with engine.begin() as conn:
             accounts.logout(conn, user[1])
         return Response(status_code=204)
@@ -779,11 +818,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body["key"] = key
         await hub.send(connection, body)
 
-    def authenticate(token: str, now: float) -> accounts.User:
-        """The token's user, the session marked as used (blocking: a worker thread)."""
-        with engine.begin() as conn:
-            return accounts.authenticate(conn, token, now=_utc(now))
-
     async def handle(
         connection: Connection, runtime: TableRuntime, actor: TableActor, text: str
     ) -> None:
@@ -810,7 +844,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         if isinstance(message, Auth):
             try:
-                signed = await asyncio.to_thread(authenticate, message.token, now)
+                signed = await asyncio.to_thread(hub.read_session, message.token, now)
             except SessionExpired as problem:
                 await error(connection, "session_expired", str(problem))
                 return
@@ -835,9 +869,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await error(connection, "unauthenticated", 'log in first: send {"type": "auth"}')
             return
         # Every command is held to a live session: a logout or an expiry elsewhere ends
-        # this socket's rights too.  Checking also marks the session as used now.
+        # this socket's rights too.  Checking also marks the session as used.
         try:
-            await asyncio.to_thread(authenticate, connection.token, now)
+            await hub.check_session(connection.token, now)
         except SessionExpired as problem:
             connection.user = None
             connection.token = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import secrets
 import time
 import urllib.error
 import urllib.request
@@ -103,6 +104,8 @@ async def _play(
         await socket.send(json.dumps({"type": "auth", "token": token}))
         sent: dict[str, float] = {}
         counter = 0
+        # Keys are never reused: a reconnected bot's new commands are not retries.
+        connection = secrets.token_hex(4)
         acted: str | None = None
         pending: str | None = None  # an action sent and not yet answered
         last_round = None
@@ -149,7 +152,7 @@ async def _play(
                 # Players do not all answer in step: a think time around ``think``.
                 await asyncio.sleep(think * random.uniform(0.5, 1.5))
             counter += 1
-            key = f"{name}-{counter}"
+            key = f"{name}-{connection}-{counter}"
             pending = key
             sent[key] = time.perf_counter()
             stats.actions += 1
