@@ -102,8 +102,7 @@ def main() -> None:
         single = best_wall_and_cpu(5, functools.partial(analyze, rules))[1]
         numba.set_num_threads(threads)
         print(
-            f"  {label:30s} {wall:8.3f} s {cpu:17.3f} s {single:15.3f} s"
-            f" {ANCHORS[label]:15.1f} s"
+            f"  {label:30s} {wall:8.3f} s {cpu:17.3f} s {single:15.3f} s {ANCHORS[label]:15.1f} s"
         )
     print(f"  (an exact analyzer in plain Python: about {PLAIN_PYTHON:.0f} s)")
     print()

@@ -563,9 +563,7 @@ def test_rws_v5_5_7_3_bets_cannot_come_back_while_a_split_is_being_followed() ->
     game = deal("rws-v5", "8S 9D 8H 3C 10C 8C 8D 9S", ("ann", 1, "100"), ("bob", 1, "50"))
     game.decline("ann", 1)
     game.split()
-    assert [(offer.kind.value, offer.player) for offer in game.offers] == [
-        ("follow-split", "bob")
-    ]
+    assert [(offer.kind.value, offer.player) for offer in game.offers] == [("follow-split", "bob")]
     assert_refused(
         game, lambda: game.return_bets("bob", 1), IllegalActionError, "is deciding hand 1"
     )
