@@ -1,4 +1,4 @@
-"""Tests for croupier.cli_play: the terminal game and the ``croupier play`` command.
+"""Tests for croupier.cli.play: the terminal game and the ``croupier play`` command.
 
 The game itself is driven with scripted answers and a fixed card order, so that
 every prompt and every amount is known; the command is driven through Click's
@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from croupier.cards import parse_card, parse_cards
-from croupier.cli_play import TerminalGame, card_text, play, signed, total_text
+from croupier.cli.play import TerminalGame, card_text, play, signed, total_text
 from croupier.errors import CroupierError
 from croupier.presets import PRESETS, find_rules
 from croupier.round import Phase

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import click
 
-from croupier.cli_errors import UserError
+from croupier.cli.shared import UserError
 from croupier.errors import BetError
 from croupier.money import parse_amount
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import click
 
-from croupier.cli_edge import edge
-from croupier.cli_errors import UserError
-from croupier.cli_play import play
-from croupier.cli_rules import rules
-from croupier.cli_serve import ledger, serve
-from croupier.cli_simulate import simulate
-from croupier.cli_strategy import strategy
+from croupier.cli.edge import edge
+from croupier.cli.shared import UserError
+from croupier.cli.play import play
+from croupier.cli.rules import rules
+from croupier.cli.serve import ledger, serve
+from croupier.cli.simulate import simulate
+from croupier.cli.strategy import strategy
 from croupier.commands import command_schema
 from croupier.errors import CroupierError
 from croupier.script import play_script, script_schema

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet
-from croupier.cli_errors import UserError
+from croupier.cli.shared import UserError
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
 from croupier.rules import Rules

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from croupier.cli_strategy import _changed_rules
+from croupier.cli.strategy import _changed_rules
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
 from croupier.rules import SIDE_BET_KEYS, SideBet
