@@ -15,7 +15,7 @@ from croupier.presets import PRESETS
 def edge_json(*args: str) -> Any:
     result = CliRunner().invoke(cli, ["edge", *args, "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -68,11 +68,28 @@ def test_set_changes_a_rule() -> None:
     assert six["decks"] == 6
 
 
+def test_json_is_the_same_for_the_same_rules() -> None:
+    """The time taken goes to stderr, so the JSON is a contract a script can diff."""
+    first = CliRunner().invoke(cli, ["edge", "--rules", "casino-to-go", "--json"])
+    second = CliRunner().invoke(cli, ["edge", "--rules", "casino-to-go", "--json"])
+    assert first.exit_code == second.exit_code == 0
+    assert first.stdout == second.stdout
+    assert "seconds" not in json.loads(first.stdout)
+    assert first.stderr.startswith("Computed in ")
+
+
+def test_unknown_preset_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["edge", "--rules", "nope"])
+    assert result.exit_code == 2
+    assert "Try 'croupier edge --help' for help." in result.stderr
+    assert "Invalid value for '--rules': 'nope' is not one of" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--rules", "nope"], "unknown preset 'nope'"),
         (["--rules", "live", "--set", "decks"], "expected FIELD=VALUE"),
+        (["--rules", "live", "--set", "name=mine"], "the name is the preset's"),
         (["--rules", "live", "--set", "colour=red"], "unknown rule 'colour'"),
         (["--rules", "live", "--set", "decks=12"], "decks must be from 1 to 8"),
     ],

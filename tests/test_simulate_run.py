@@ -62,8 +62,6 @@ def test_command_json_schema_and_bad_input() -> None:
         "sd",
         "exact",
         "z",
-        "rounds_per_second",
-        "seconds",
         "workers",
         "seed",
         "outcomes",
@@ -71,8 +69,12 @@ def test_command_json_schema_and_bad_input() -> None:
     ):
         assert key in data
     assert data["rounds"] == 20000 and len(data["ci95"]) == 2
+    # The same seed gives the same JSON: the speed goes to stderr.
+    assert "seconds" not in data and "rounds_per_second" not in data
+    assert "rounds/s" in result.stderr
+    unknown = runner.invoke(cli, ["simulate", "--rules", "nowhere"])
+    assert unknown.exit_code == 2 and "Invalid value for '--rules'" in unknown.stderr
     bad = [
-        ["--rules", "nowhere"],
         ["--rules", "live", "--set", "decks=99"],
         ["--rules", "live", "--count", "hi-lo", "--spread", "8-1"],
         ["--rules", "live", "--side-bets", "under_13"],

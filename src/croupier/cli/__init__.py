@@ -1,31 +1,92 @@
-"""The ``croupier`` command: play, replay scripted rounds, show the rules.
+"""The ``croupier`` command: play, replay scripted rounds, show the rules, the math, the server.
 
-Every user error ends with one line on stderr and exit status 2, never a traceback.
+Each command lives in a module of its own, loaded only when that command runs (or
+its help is asked for), so that ``croupier --help`` loads neither NumPy, Numba nor
+FastAPI.  A user error ends with one line on stderr and exit status 2; a malformed
+command line gets Click's usage hint.
+
+>>> from click.testing import CliRunner
+>>> print(CliRunner().invoke(cli, ["rules", "list"]).stdout.splitlines()[1])
+rws-v5        Blackjack (Version 5), RWS  (001_6130f5c0c88ed314.txt)
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from typing import Any
+import importlib
+from typing import Any, NamedTuple
 
 import click
 
-from croupier.cli.edge import edge
-from croupier.cli.shared import UserError
-from croupier.cli.play import play
-from croupier.cli.rules import rules
-from croupier.cli.serve import ledger, serve
-from croupier.cli.simulate import simulate
-from croupier.cli.strategy import strategy
-from croupier.commands import command_schema
-from croupier.errors import CroupierError
-from croupier.script import play_script, script_schema
-
-__all__ = ["cli", "main"]
+__all__ = ["COMMANDS", "LazyCommand", "cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+class LazyCommand(NamedTuple):
+    """A command loaded on first use: its module, the extra it needs, its one-line help."""
+
+    module: str
+    extra: str | None
+    help: str
+
+
+#: The commands in the order ``croupier --help`` lists them.
+COMMANDS: dict[str, LazyCommand] = {
+    "play": LazyCommand("croupier.cli.play", None, "Play blackjack at the terminal."),
+    "rules": LazyCommand("croupier.cli.rules", None, "The house rules: one preset per rulebook."),
+    "round": LazyCommand(
+        "croupier.cli.round", None, "Play one scripted round and print it as JSON."
+    ),
+    "schema": LazyCommand(
+        "croupier.cli.schema", None, "Print a JSON Schema: commands, script or protocol."
+    ),
+    "edge": LazyCommand("croupier.cli.edge", "math", "The exact RTP report of a rule set."),
+    "strategy": LazyCommand("croupier.cli.strategy", "math", "The basic strategy chart."),
+    "simulate": LazyCommand(
+        "croupier.cli.simulate", "math", "Monte Carlo over real shoes, on every core."
+    ),
+    "serve": LazyCommand("croupier.cli.serve", "server", "Run the live table server."),
+    "ledger": LazyCommand("croupier.cli.ledger", "server", "The wallet's books."),
+}
+
+
+class _LazyGroup(click.Group):
+    """A group whose commands are imported when one of them is used, not before."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        if entry.extra is not None and not ctx.resilient_parsing:
+            from croupier.cli.shared import require_extra
+
+            require_extra(entry.extra, f"croupier {cmd_name}")
+        command = getattr(importlib.import_module(entry.module), cmd_name)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The one-line helps are written here, so listing them imports no command.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from croupier.cli.shared import UserError
+        from croupier.errors import CroupierError
+
+        try:
+            return super().invoke(ctx)
+        except CroupierError as error:
+            raise UserError(str(error)) from None
+
+
+@click.group(
+    "croupier",
+    cls=_LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=True,
+)
 @click.version_option(package_name="croupier")
 @click.pass_context
 def cli(context: click.Context) -> None:
@@ -34,74 +95,6 @@ def cli(context: click.Context) -> None:
         click.echo(context.get_help())
 
 
-@cli.command("round")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
-@click.option("--indent", type=int, default=2, show_default=True, help="JSON indentation.")
-def round_command(file: Any, indent: int) -> None:
-    """Play one scripted round from FILE (or - for stdin) and print it as JSON.
-
-    The script names the rules, the shoe's top cards in dealing order, the bets and
-    each player's decisions; see the README for the format.
-    """
-    name = getattr(file, "name", "-")
-    text = file.read()
-    try:
-        script = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise click.UsageError(
-            f"{name}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
-        ) from None
-    try:
-        report = play_script(script)
-    except CroupierError as error:
-        raise UserError(f"{name}: {error}") from None
-    click.echo(json.dumps(report, indent=indent if indent > 0 else None))
-
-
-@cli.command("schema")
-@click.argument("which", type=click.Choice(["commands", "script", "protocol"]))
-def schema_command(which: str) -> None:
-    """Print a JSON Schema: the round's commands, the round script, or the table protocol.
-
-    All three are read from the command classes, so they always agree with the engine.
-    """
-    if which == "commands":
-        schema: dict[str, Any] = command_schema()
-    elif which == "script":
-        schema = script_schema()
-    else:
-        from croupier.server.protocol import message_schema
-
-        schema = message_schema()
-    click.echo(json.dumps(schema, indent=2))
-
-
-cli.add_command(rules)
-cli.add_command(play)
-cli.add_command(strategy)
-cli.add_command(edge)
-cli.add_command(simulate)
-cli.add_command(serve)
-cli.add_command(ledger)
-
-
 def main() -> None:
-    """Run the command line; user errors exit with status 2 and one line, never a traceback."""
-    try:
-        status = cli.main(standalone_mode=False)
-        if isinstance(status, int) and status:
-            sys.exit(status)
-    except click.exceptions.Exit as done:
-        sys.exit(done.exit_code)
-    except click.Abort:
-        click.echo("", err=True)
-        sys.exit(1)
-    except UserError as failure:
-        failure.show()
-        sys.exit(2)
-    except click.ClickException as failure:
-        click.echo(f"error: {failure.format_message()}", err=True)
-        sys.exit(2)
-    except CroupierError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
+    """Run the command line: a user error is one line and exit status 2, never a traceback."""
+    cli.main(prog_name="croupier")

@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.text import Text
 
 from croupier.cards import Card, hand_total
+from croupier.cli.shared import DEFAULT_PRESET, preset_option
 from croupier.errors import BetError, CroupierError, IllegalActionError
 from croupier.events import (
     BetPlaced,
@@ -76,7 +77,7 @@ __all__ = [
 ]
 
 #: The preset played when ``--rules`` is not given.
-DEFAULT_RULES = "rws-v5"
+DEFAULT_RULES = DEFAULT_PRESET
 #: The money the player sits down with when ``--bankroll`` is not given.
 DEFAULT_BANKROLL = Decimal("1000.00")
 #: The player's name in the round's bets and results.
@@ -770,14 +771,7 @@ def _terminal_ask(console: Console) -> Ask:
 
 
 @click.command(name="play")
-@click.option(
-    "--rules",
-    "rules_name",
-    default=DEFAULT_RULES,
-    show_default=True,
-    metavar="NAME",
-    help="The preset to play (see `croupier rules list`).",
-)
+@preset_option
 @click.option(
     "--boxes",
     type=int,
@@ -807,7 +801,7 @@ def _terminal_ask(console: Console) -> Ask:
     help="The bet Enter repeats in the first round (default: the table minimum).",
 )
 def play(rules_name: str, boxes: int, seed: int | None, bankroll: str, bet: str | None) -> None:
-    """Play blackjack at the terminal at preset NAME, one player on N boxes.
+    """Play blackjack at the terminal, one player on N boxes.
 
     Each round asks your bet per box (Enter repeats the last one), any side bets,
     then each offer (y/n) and each decision by its key: (h)it (s)tand (d)ouble

@@ -2,36 +2,37 @@
 
 >>> from click.testing import CliRunner
 >>> result = CliRunner().invoke(simulate, ["--rules", "vegas"])
->>> result.exit_code, result.stderr  # doctest: +ELLIPSIS
-(2, "error: unknown preset 'vegas'; the presets are: rws-v4, rws-v5, ..., live\\n")
+>>> result.exit_code, result.stderr.splitlines()[-1]  # doctest: +ELLIPSIS
+(2, "Error: Invalid value for '--rules': 'vegas' is not one of 'rws-v4', 'rws-v5', ...")
 >>> CliRunner().invoke(simulate, ["--rules", "live", "--spread", "0-8"]).stderr
 'error: --spread needs --count hi-lo\\n'
 """
 
 from __future__ import annotations
 
-import json
 import os
 from typing import NoReturn
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from croupier.cli.strategy import _changed_rules
+from croupier.cli.shared import (
+    UserError,
+    apply_changes,
+    echo_json,
+    echo_timing,
+    json_option,
+    preset_option,
+    set_option,
+)
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
 from croupier.rules import SIDE_BET_KEYS, SideBet
 
 __all__ = ["simulate"]
 
-_EXIT_USER_ERROR = 2
-
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    raise click.exceptions.Exit(_EXIT_USER_ERROR)
+    raise UserError(message)
 
 
 def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
@@ -54,14 +55,8 @@ def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
 
 
 @click.command(name="simulate")
-@click.option("--rules", "rules_name", required=True, metavar="NAME", help="The preset to play.")
-@click.option(
-    "--set",
-    "settings",
-    multiple=True,
-    metavar="FIELD=VALUE",
-    help="Change one rule by its field name (repeatable).",
-)
+@preset_option
+@set_option
 @click.option(
     "--rounds",
     type=click.IntRange(min=1),
@@ -118,7 +113,7 @@ def _side_bets(settings: tuple[str, ...]) -> tuple[SideBet, ...]:
     default=None,
     help="Processes; every core when omitted.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 def simulate(
     rules_name: str,
     settings: tuple[str, ...],
@@ -140,12 +135,15 @@ def simulate(
         preset = find_preset(rules_name)
     except CroupierError as error:
         _fail(str(error))
-    rules = _changed_rules(preset.rules, settings)
+    rules = apply_changes(preset.rules, settings)
     if strategy_name != "basic":
         _fail(f"--strategy {strategy_name}: only the derived basic strategy is played")
     if (spread is not None or indices or bankroll is not None) and count is None:
         option = "--spread" if spread is not None else "--indices" if indices else "--bankroll"
         _fail(f"{option} needs --count hi-lo")
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
     from croupier.simulate.counting import parse_spread
     from croupier.simulate.run import simulate as run
 
@@ -185,12 +183,20 @@ def simulate(
         except CroupierError as error:
             _fail(str(error))
     if as_json:
-        click.echo(json.dumps(result.to_json(bankroll), indent=2))
+        # The same seed gives the same JSON: the speed goes to stderr.
+        report = result.to_json(bankroll)
+        for timing in ("rounds_per_second", "seconds"):
+            report.pop(timing, None)
+        echo_json(report)
+        echo_timing(f"{result.rounds_per_second:,.0f} rounds/s, {result.seconds:.2f} s")
         return
     _print(result, bankroll)
 
 
 def _print(result: object, bankroll: float | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     from croupier.simulate.run import SimulationResult
 
     assert isinstance(result, SimulationResult)
