@@ -49,7 +49,7 @@ step serve
 port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "$croupier" serve --db "sqlite:///$work/smoke.db" --port "$port" &
 server=$!
-trap 'kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 "$venv/bin/python" - "$port" <<'EOF'
 import asyncio
 import json

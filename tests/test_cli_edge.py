@@ -18,7 +18,11 @@ def edge_json(*args: str) -> Any:
     return json.loads(result.stdout)
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+# The live table's report takes the longest (no hole card, every stated-RTP explanation).
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(name, marks=pytest.mark.slow if name == "live" else ()) for name in PRESETS],
+)
 def test_json_contract_for_every_preset(name: str) -> None:
     report = edge_json("--rules", name)
     assert report["rules"] == name
@@ -51,6 +55,7 @@ def test_online_stated_rtp_99_64_is_split_to_more_hands() -> None:
     assert ("max_split_hands", 4) in matching
 
 
+@pytest.mark.slow
 def test_live_stated_rtp_99_59_is_reported_beside_the_computed_one() -> None:
     """Live rulebook: "RTP (playing main game, perfect basic strategy) Blackjack = 99.59%".
 
@@ -63,6 +68,7 @@ def test_live_stated_rtp_99_59_is_reported_beside_the_computed_one() -> None:
     assert report["main"]["td"]["rtp"] == report["stated_comparison"]["computed_rtp"]
 
 
+@pytest.mark.slow
 def test_set_changes_a_rule() -> None:
     six = edge_json("--rules", "live", "--set", "decks=6")
     assert six["decks"] == 6

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from croupier.cli import cli
@@ -11,6 +12,7 @@ from croupier.presets import find_rules
 from croupier.simulate.run import simulate
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_whatever_the_workers() -> None:
     rules = find_rules("live")
     one = simulate(rules, rounds=30_000, seed=3, boxes=2, chunk_rounds=7_000)
@@ -19,6 +21,7 @@ def test_same_seed_same_result_whatever_the_workers() -> None:
     assert one != simulate(rules, rounds=30_000, seed=4, boxes=2, chunk_rounds=7_000)
 
 
+@pytest.mark.slow
 def test_shuffled_every_round_the_mean_agrees_with_the_exact_value() -> None:
     # A full shoe every round is what the exact analysis assumes.
     for name in ("rws-v5", "online-8deck", "casino-to-go"):
@@ -30,6 +33,7 @@ def test_shuffled_every_round_the_mean_agrees_with_the_exact_value() -> None:
         assert high - low < 0.004
 
 
+@pytest.mark.slow
 def test_side_bet_means_agree_with_their_pay_tables() -> None:
     # Checked against the exact side-bet analysis of the same rules.
     from croupier.analysis.sidebets import analyze_side_bets

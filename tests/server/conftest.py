@@ -22,7 +22,8 @@ from croupier.server import db
 from croupier.server.schema import metadata
 
 POSTGRES_URL = os.environ.get("CROUPIER_TEST_POSTGRES_URL", "postgresql://postgres@localhost/test")
-BACKENDS = ["sqlite", "postgresql"]
+#: Each backend; the PostgreSQL runs carry the ``postgres`` mark, to leave out with -m.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
 class _Postgres:

@@ -133,6 +133,7 @@ def test_unknown_name_and_wrong_password_fail_alike(engine: sqlalchemy.Engine) -
     assert session_count(engine) == 0
 
 
+@pytest.mark.slow
 def test_failures_make_the_name_wait_never_more_than_thirty_seconds(
     engine: sqlalchemy.Engine,
 ) -> None:
