@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 GOLDEN = Path(__file__).parent / "golden"
 
 
@@ -101,6 +103,7 @@ def test_no_command_prints_help() -> None:
     assert "round" in result.stdout and "play" in result.stdout
 
 
+@pytest.mark.slow
 def test_serve_refuses_bad_play_money_before_starting(tmp_path: Path) -> None:
     """Play money is an amount: NaN, a negative one or another script's digits get one
     line and exit 2, and no database is made."""

@@ -18,10 +18,13 @@ def edge_json(*args: str) -> Any:
     return json.loads(result.stdout)
 
 
-# The live table's report takes the longest (no hole card, every stated-RTP explanation).
+# The reports that explain a stated RTP take the longest.
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(name, marks=pytest.mark.slow if name == "live" else ()) for name in PRESETS],
+    [
+        pytest.param(name, marks=pytest.mark.slow if name in ("live", "online-8deck") else ())
+        for name in PRESETS
+    ],
 )
 def test_json_contract_for_every_preset(name: str) -> None:
     report = edge_json("--rules", name)
@@ -41,6 +44,7 @@ def test_json_contract_for_every_preset(name: str) -> None:
     assert stated is None or isinstance(stated, float)
 
 
+@pytest.mark.slow
 def test_online_stated_rtp_99_64_is_split_to_more_hands() -> None:
     """Online rulebook: "RTP: 99.64%" against "Split only once to make two hands".
 

@@ -171,6 +171,7 @@ def test_the_backoff_doubles_from_the_fourth_failure_up_to_thirty_seconds() -> N
     assert max(waits) == 30 == waits[-1]
 
 
+@pytest.mark.slow
 def test_a_success_resets_the_failure_count(engine: sqlalchemy.Engine) -> None:
     register(engine)
     for _ in range(accounts.FREE_FAILURES):

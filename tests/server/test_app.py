@@ -96,6 +96,7 @@ def wait_for(predicate: Any, seconds: float = 5.0) -> None:
     raise AssertionError("timed out waiting")
 
 
+@pytest.mark.slow
 def test_accounts_sessions_and_lockout(db_url: str, clock: Clock) -> None:
     with server(db_url, clock) as client:
         token = sign_up(client, "ann")
