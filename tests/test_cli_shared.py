@@ -160,3 +160,22 @@ def test_the_light_commands_load_no_heavy_package(arguments: list[str]) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.stderr.strip().splitlines()[-1] == "[]", result.stderr
+
+
+def test_a_postgresql_url_without_the_driver_names_the_postgres_extra() -> None:
+    pytest.importorskip("sqlalchemy")
+    probe = (
+        "import sys\n"
+        "sys.modules['psycopg'] = None  # as if croupier[postgres] were not installed\n"
+        "from croupier.cli import cli\n"
+        "cli.main(['ledger', 'check', '--db', 'postgresql://nobody@localhost/none'],"
+        " prog_name='croupier')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: database postgresql://nobody@localhost/none needs the PostgreSQL driver "
+        "(psycopg missing): pip install 'croupier[postgres]'\n"
+    )
