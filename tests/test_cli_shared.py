@@ -100,6 +100,9 @@ def test_rules_show_takes_the_preset_option_or_a_name() -> None:
     assert by_option.exit_code == by_name.exit_code == 0
     assert by_option.stdout == by_name.stdout
     assert json.loads(by_option.stdout)["name"] == "live"
+    both = CliRunner().invoke(cli, ["rules", "show", "live", "--rules", "rws-v4"])
+    assert both.exit_code == 2
+    assert both.stderr.splitlines()[-1] == "Error: give the preset once: NAME or --rules NAME"
 
 
 def test_strategy_json_is_the_chart_by_rows() -> None:

@@ -63,6 +63,9 @@ def list_presets(as_json: bool) -> None:
 @json_option
 def show(name: str | None, rules_name: str, as_json: bool) -> None:
     """Show a preset (--rules, or NAME): each rule, its value, and its rulebook clause."""
+    source = click.get_current_context().get_parameter_source("rules_name")
+    if name is not None and source is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("give the preset once: NAME or --rules NAME")
     try:
         preset = find_preset(name if name is not None else rules_name)
     except RulesError as error:
