@@ -85,6 +85,7 @@ def test_at_least_eight_published_rule_sets_are_checked() -> None:
     assert {edge.hole_card for edge in APPENDIX_9} == {"peek", "none"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "edge",
     APPENDIX_9,

@@ -218,6 +218,7 @@ def test_same_seed_same_sums_and_another_seed_other_sums() -> None:
     assert isinstance(first.total, Decimal) and isinstance(first.squares, Decimal)
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_sums_as_one_process() -> None:
     rules, strategy, _ = chart_of("online-8deck")
     alone = play_rounds(rules, strategy, 250, seed=3, chunk_rounds=100)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 GOLDEN = Path(__file__).parent / "golden"
 
 
@@ -36,6 +38,19 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *words: str)
         assert word in lines[0]
 
 
+def assert_usage_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    """A malformed command line: Click's usage and hint, then the error on one line."""
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("Usage: croupier ")
+    assert lines[1].startswith("Try 'croupier ") and lines[1].endswith("--help' for help.")
+    assert lines[-1].startswith("Error: ")
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in lines[-1]
+
+
 def test_round_prints_the_golden_report() -> None:
     script = GOLDEN / "rws_v5_standing_player_declines_split.round.json"
     result = croupier("round", str(script))
@@ -60,7 +75,7 @@ def test_round_errors_are_one_line_with_status_2() -> None:
         "shoe[0]",
         "unknown card '1X'",
     )
-    assert_one_line_error(croupier("round", "/no/such/file.json"), "No such file")
+    assert_usage_error(croupier("round", "/no/such/file.json"), "No such file")
     script = json.loads((GOLDEN / "rws_v5_surrender_against_ten.round.json").read_text())
     script["decisions"] = {"ann": ["split"]}
     assert_one_line_error(croupier("round", "-", stdin=json.dumps(script)), "cannot split")
@@ -82,8 +97,8 @@ def test_rules_commands() -> None:
     assert_one_line_error(croupier("rules", "show", "nope"), "unknown preset 'nope'")
 
 
-def test_play_bad_option_is_one_line() -> None:
-    assert_one_line_error(croupier("play", "--boxes", "9"), "--boxes")
+def test_play_bad_option_keeps_the_usage_hint() -> None:
+    assert_usage_error(croupier("play", "--boxes", "9"), "--boxes", "rws-v5 has 7 boxes")
 
 
 def test_no_command_prints_help() -> None:
@@ -92,6 +107,7 @@ def test_no_command_prints_help() -> None:
     assert "round" in result.stdout and "play" in result.stdout
 
 
+@pytest.mark.slow
 def test_serve_refuses_bad_play_money_before_starting(tmp_path: Path) -> None:
     """Play money is an amount: NaN, a negative one or another script's digits get one
     line and exit 2, and no database is made."""

@@ -15,10 +15,17 @@ from croupier.presets import PRESETS
 def edge_json(*args: str) -> Any:
     result = CliRunner().invoke(cli, ["edge", *args, "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+# The reports that explain a stated RTP take the longest.
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.slow if name in ("live", "online-8deck") else ())
+        for name in PRESETS
+    ],
+)
 def test_json_contract_for_every_preset(name: str) -> None:
     report = edge_json("--rules", name)
     assert report["rules"] == name
@@ -37,6 +44,7 @@ def test_json_contract_for_every_preset(name: str) -> None:
     assert stated is None or isinstance(stated, float)
 
 
+@pytest.mark.slow
 def test_online_stated_rtp_99_64_is_split_to_more_hands() -> None:
     """Online rulebook: "RTP: 99.64%" against "Split only once to make two hands".
 
@@ -51,6 +59,7 @@ def test_online_stated_rtp_99_64_is_split_to_more_hands() -> None:
     assert ("max_split_hands", 4) in matching
 
 
+@pytest.mark.slow
 def test_live_stated_rtp_99_59_is_reported_beside_the_computed_one() -> None:
     """Live rulebook: "RTP (playing main game, perfect basic strategy) Blackjack = 99.59%".
 
@@ -63,16 +72,34 @@ def test_live_stated_rtp_99_59_is_reported_beside_the_computed_one() -> None:
     assert report["main"]["td"]["rtp"] == report["stated_comparison"]["computed_rtp"]
 
 
+@pytest.mark.slow
 def test_set_changes_a_rule() -> None:
     six = edge_json("--rules", "live", "--set", "decks=6")
     assert six["decks"] == 6
 
 
+def test_json_is_the_same_for_the_same_rules() -> None:
+    """The time taken goes to stderr, so the JSON is a contract a script can diff."""
+    first = CliRunner().invoke(cli, ["edge", "--rules", "casino-to-go", "--json"])
+    second = CliRunner().invoke(cli, ["edge", "--rules", "casino-to-go", "--json"])
+    assert first.exit_code == second.exit_code == 0
+    assert first.stdout == second.stdout
+    assert "seconds" not in json.loads(first.stdout)
+    assert first.stderr.startswith("Computed in ")
+
+
+def test_unknown_preset_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["edge", "--rules", "nope"])
+    assert result.exit_code == 2
+    assert "Try 'croupier edge --help' for help." in result.stderr
+    assert "Invalid value for '--rules': 'nope' is not one of" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--rules", "nope"], "unknown preset 'nope'"),
         (["--rules", "live", "--set", "decks"], "expected FIELD=VALUE"),
+        (["--rules", "live", "--set", "name=mine"], "the name is the preset's"),
         (["--rules", "live", "--set", "colour=red"], "unknown rule 'colour'"),
         (["--rules", "live", "--set", "decks=12"], "decks must be from 1 to 8"),
     ],

@@ -1,4 +1,4 @@
-"""Tests for croupier.cli_play: the terminal game and the ``croupier play`` command.
+"""Tests for croupier.cli.play: the terminal game and the ``croupier play`` command.
 
 The game itself is driven with scripted answers and a fixed card order, so that
 every prompt and every amount is known; the command is driven through Click's
@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from croupier.cards import parse_card, parse_cards
-from croupier.cli_play import TerminalGame, card_text, play, signed, total_text
+from croupier.cli.play import TerminalGame, card_text, play, signed, total_text
 from croupier.errors import CroupierError
 from croupier.presets import PRESETS, find_rules
 from croupier.round import Phase
@@ -143,7 +143,7 @@ def test_refused_bet_gets_a_message_and_is_asked_again() -> None:
     assert session.run() == Decimal("1025.00")
     assert session.prompts[:5] == ["bet (Enter = 25.00): "] * 5
     text = session.text
-    assert "main bet 'abc' is not a number" in text
+    assert "Main bet 'abc' is not a number" in text
     assert "The table minimum is 25.00 a box." in text
     assert "over the table maximum 5000.00" in text
     assert "finer than the currency unit" in text
@@ -170,7 +170,7 @@ def test_side_bet_is_settled_and_a_bad_one_asked_again() -> None:
 def test_quit_at_the_bet_prompt_keeps_the_bankroll() -> None:
     session = Session("rws-v5", "10H 7S 9D 10C", "q")
     assert session.run() == Decimal("1000.00")
-    assert "Final balance: 1000.00 (0.00)" in session.text
+    assert "Final balance: 1000.00 (+0.00)" in session.text
 
 
 def test_several_boxes_and_no_bet_on_one() -> None:
@@ -227,11 +227,13 @@ def test_split_offered_only_for_a_pair() -> None:
     assert "hand 2 (17): (h)it  (s)tand  (d)ouble: " in session.prompts
 
 
-def test_split_refused_without_a_pair_with_the_engine_reason() -> None:
+def test_split_refused_without_a_pair_with_the_engine_reason_in_the_players_words() -> None:
     session = Session("rws-v5", "10H 7S 9D 10C", "25", "", "n", "p", "s", "q")
     assert session.run() == Decimal("1025.00")
     assert "s(p)lit" not in session.prompts[3]
-    assert "cannot split: box 1 hand 1 holds 10H 9D, not a pair" in session.text
+    # The cards as the table shows them, and no phase.
+    assert "You can't split: box 1 hand 1 holds 10♥ 9♦, not a pair" in session.text
+    assert "phase" not in session.text
 
 
 def test_double_offered_only_on_the_first_two_cards() -> None:
@@ -242,7 +244,7 @@ def test_double_offered_only_on_the_first_two_cards() -> None:
     assert session.prompts[3] == "your move (7): (h)it  (d)ouble: "
     assert session.prompts[4] == "your move (9): (h)it: "
     assert session.prompts[6] == "your move (19): (h)it  (s)tand: "
-    assert "cannot double: box 1 hand 1 has 3 cards" in session.text
+    assert "You can't double: box 1 hand 1 has 3 cards" in session.text
 
 
 def test_double_on_nine_to_eleven_only_at_casino_to_go() -> None:
@@ -419,7 +421,7 @@ def test_command_same_seed_same_game() -> None:
 def test_command_q_quits_with_the_balance() -> None:
     result = CliRunner().invoke(play, ["--seed", "1", "--bankroll", "250.50"], input="q\n")
     assert result.exit_code == 0
-    assert "Final balance: 250.50 (0.00)" in result.output
+    assert "Final balance: 250.50 (+0.00)" in result.output
 
 
 def test_command_end_of_input_quits_cleanly() -> None:
@@ -452,7 +454,7 @@ def test_command_boxes_follow_the_preset() -> None:
 def test_command_unknown_rules_exit_2_listing_the_presets() -> None:
     result = CliRunner().invoke(play, ["--rules", "vegas"])
     assert result.exit_code == 2
-    assert "unknown preset 'vegas'" in result.stderr
+    assert "Invalid value for '--rules': 'vegas' is not one of" in result.stderr
     for name in PRESETS:
         assert name in result.stderr
 
@@ -469,3 +471,48 @@ def test_command_bad_amounts_exit_2(option: str, value: str, message: str) -> No
     result = CliRunner().invoke(play, [option, value])
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+# -- speaking to the player -----------------------------------------------------------------------
+
+
+def test_a_bet_over_the_maximum_is_refused_in_the_players_words() -> None:
+    session = Session("rws-v5", "10H 7S 9D 10C", "99999", "25", "", "n", "s", "q")
+    assert session.run() == Decimal("1025.00")
+    assert (
+        "You can't place that bet: your bet of 99999.00 on box 1 is over the table maximum "
+        "5000.00." in session.text
+    )
+    assert "you's" not in session.text
+
+
+def test_at_a_hole_card_first_table_the_dealers_cards_stay_in_place() -> None:
+    """Online rulebook: the dealer's first card is dealt face down, so the turned hole
+    card shows where the ?? was, before the up card."""
+    session = Session("online-8deck", "10H 9S 9D 7C 10S", "25", "s", "q")
+    session.run()
+    dealer = [line for line in session.text.splitlines() if line.startswith("dealer")]
+    assert dealer[0].startswith("dealer  ?? 7♣")
+    assert dealer[-1].startswith("dealer  9♠ 7♣ 10♠")
+
+
+def test_results_are_listed_in_box_order() -> None:
+    """Box by box, the hand before its side bet, though the side bet settles first."""
+    cards = "10H 9S 7S 9D 8C 10C"
+    answers = ("25", "under_13=5", "25", "", "n", "n", "s", "s", "q")
+    session = Session("rws-v5", cards, *answers, boxes=2)
+    assert session.run() == Decimal("1020.00")
+    results = [line.strip() for line in session.text.splitlines() if line.startswith("  box")]
+    assert [line.split("  ")[0] for line in results] == [
+        "box 1 hand 1",
+        "box 1 side bet under_13",
+        "box 2 hand 1",
+    ]
+    assert results[2].endswith("stand off         +0.00")
+
+
+def test_question_mark_gives_the_charts_play() -> None:
+    session = Session("rws-v5", "10H 7S 9D 10C", "25", "", "n", "?", "s", "q")
+    assert session.run() == Decimal("1025.00")
+    # 19 against a 7: every basic strategy chart stands.
+    assert "The chart says: (s)tand." in session.text

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from croupier.cli_rules import rules
+from croupier.cli.rules import rules
 from croupier.presets import PRESET_NAMES, PRESETS
 from croupier.rules import rule_fields
 

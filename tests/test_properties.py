@@ -113,6 +113,7 @@ def test_can_x_agrees_with_whether_x_is_accepted(name: str, seed: int) -> None:
     assert_balanced(game)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_every_preset_plays_10000_random_rounds_without_an_error(name: str) -> None:
     rules = find_rules(name)

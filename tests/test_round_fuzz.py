@@ -65,6 +65,9 @@ from tests.fuzz_driver import (
     shrink,
 )
 
+# Generated rounds by the thousand: the slow tier.
+pytestmark = pytest.mark.slow
+
 PRESET_NAMES = list(PRESETS)
 D = Decimal
 

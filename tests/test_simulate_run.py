@@ -13,6 +13,7 @@ from croupier.presets import find_rules
 from croupier.simulate.run import simulate
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_whatever_the_workers() -> None:
     rules = find_rules("live")
     one = simulate(rules, rounds=30_000, seed=3, boxes=2, chunk_rounds=7_000)
@@ -21,6 +22,7 @@ def test_same_seed_same_result_whatever_the_workers() -> None:
     assert one != simulate(rules, rounds=30_000, seed=4, boxes=2, chunk_rounds=7_000)
 
 
+@pytest.mark.slow
 def test_shuffled_every_round_the_mean_agrees_with_the_exact_value() -> None:
     # A full shoe every round is what the exact analysis assumes.
     for name in ("rws-v5", "online-8deck", "casino-to-go"):
@@ -32,6 +34,7 @@ def test_shuffled_every_round_the_mean_agrees_with_the_exact_value() -> None:
         assert high - low < 0.004
 
 
+@pytest.mark.slow
 def test_side_bet_means_agree_with_their_pay_tables() -> None:
     # Checked against the exact side-bet analysis of the same rules.
     from croupier.analysis.sidebets import analyze_side_bets
@@ -64,8 +67,6 @@ def test_command_json_schema_and_bad_input() -> None:
         "sd",
         "exact",
         "z",
-        "rounds_per_second",
-        "seconds",
         "workers",
         "seed",
         "outcomes",
@@ -73,8 +74,12 @@ def test_command_json_schema_and_bad_input() -> None:
     ):
         assert key in data
     assert data["rounds"] == 20000 and len(data["ci95"]) == 2
+    # The same seed gives the same JSON: the speed goes to stderr.
+    assert "seconds" not in data and "rounds_per_second" not in data
+    assert "rounds/s" in result.stderr
+    unknown = runner.invoke(cli, ["simulate", "--rules", "nowhere"])
+    assert unknown.exit_code == 2 and "Invalid value for '--rules'" in unknown.stderr
     bad = [
-        ["--rules", "nowhere"],
         ["--rules", "live", "--set", "decks=99"],
         ["--rules", "live", "--count", "hi-lo", "--spread", "8-1"],
         ["--rules", "live", "--side-bets", "under_13"],

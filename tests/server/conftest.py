@@ -16,13 +16,15 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy
+from argon2 import PasswordHasher
 from sqlalchemy.engine import make_url
 
-from croupier.server import db
+from croupier.server import accounts, db
 from croupier.server.schema import metadata
 
 POSTGRES_URL = os.environ.get("CROUPIER_TEST_POSTGRES_URL", "postgresql://postgres@localhost/test")
-BACKENDS = ["sqlite", "postgresql"]
+#: Each backend; the PostgreSQL runs carry the ``postgres`` mark, to leave out with -m.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
 class _Postgres:
@@ -72,6 +74,14 @@ class _Postgres:
                 conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             self.created.remove(name)
         self.admin.dispose()
+
+
+@pytest.fixture(autouse=True)
+def light_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2id at its lightest: the tests check what is stored and compared, and the
+    library's memory-hard defaults would cost a third of a second a login."""
+    light = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    monkeypatch.setattr(accounts, "_hasher", light)
 
 
 @pytest.fixture(scope="session")

@@ -133,6 +133,7 @@ def test_unknown_name_and_wrong_password_fail_alike(engine: sqlalchemy.Engine) -
     assert session_count(engine) == 0
 
 
+@pytest.mark.slow
 def test_failures_make_the_name_wait_never_more_than_thirty_seconds(
     engine: sqlalchemy.Engine,
 ) -> None:
@@ -170,6 +171,7 @@ def test_the_backoff_doubles_from_the_fourth_failure_up_to_thirty_seconds() -> N
     assert max(waits) == 30 == waits[-1]
 
 
+@pytest.mark.slow
 def test_a_success_resets_the_failure_count(engine: sqlalchemy.Engine) -> None:
     register(engine)
     for _ in range(accounts.FREE_FAILURES):

@@ -97,6 +97,7 @@ def wait_for(predicate: Any, seconds: float = 5.0) -> None:
     raise AssertionError("timed out waiting")
 
 
+@pytest.mark.slow
 def test_accounts_sessions_and_lockout(db_url: str, clock: Clock) -> None:
     with server(db_url, clock) as client:
         token = sign_up(client, "ann")
@@ -371,6 +372,7 @@ def test_the_dealer_console_deals_by_hand_and_only_a_dealer_may(db_url: str, clo
         dealer_gen.close()
 
 
+@pytest.mark.slow
 def test_the_page_and_what_it_reads_about_a_table(db_url: str, clock: Clock) -> None:
     with server(db_url, clock) as client:
         page = client.get("/")
@@ -488,6 +490,7 @@ def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_failed_logins_from_one_address_slow_that_address_alone(db_url: str, clock: Clock) -> None:
     """Throttled per address too: twenty failures from one address (on any names) make
     it wait, with the same refusal, and it may try again a few seconds later."""

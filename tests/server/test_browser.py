@@ -36,6 +36,9 @@ from croupier.server.runtime import ServerShoe, TableConfig
 from croupier.server.schema import users
 from tests.server.test_runtime_scenarios import LIVE_HOLE_1, LIVE_SHOE, RWS_SHOE
 
+# Chromium drives the page: the browser tier.
+pytestmark = pytest.mark.browser
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page, WebSocket
 

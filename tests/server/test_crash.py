@@ -23,9 +23,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 import sqlalchemy
 
 from croupier.server.bots import BotStats, run_bot
+
+# Servers killed and restarted: the slow tier.
+pytestmark = pytest.mark.slow
 
 KILLS = 6
 TABLES = """

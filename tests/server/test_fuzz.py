@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,9 @@ from hypothesis import strategies as st
 from croupier.server.app import Settings, create_app
 from croupier.server.protocol import ProtocolError, parse_message
 from croupier.server.runtime import OPS, TableConfig
+
+# Hundreds of generated requests: the slow tier.
+pytestmark = pytest.mark.slow
 
 _DIRECTORY = Path(tempfile.mkdtemp(prefix="croupier-fuzz-"))
 APP = create_app(

@@ -21,11 +21,11 @@ from functools import partial
 from typing import Annotated, Any
 
 import sqlalchemy as sa
+import starlette.websockets
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.websockets import WebSocketDisconnected
 
 from croupier.errors import CroupierError
 from croupier.server import accounts, ledger, rounds_store
@@ -75,6 +75,11 @@ _access = logging.getLogger("croupier.access")
 _commands = logging.getLogger("croupier.commands")
 #: A round's id as the server makes them (uuid4, hex).
 _ROUND_ID = re.compile(r"[0-9a-f]{32}")
+#: What a socket used after its close raises: Starlette 1.8 names it, older Starlette
+#: raises a plain RuntimeError.
+_SOCKET_CLOSED: type[RuntimeError] = getattr(
+    starlette.websockets, "WebSocketDisconnected", RuntimeError
+)
 
 
 @dataclass(frozen=True)
@@ -769,7 +774,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 connection.last_op, connection.last_result = "unknown", "ok"
                 await handle(connection, runtime, actor, text)
                 record(connection, time.perf_counter() - started)
-        except (WebSocketDisconnect, WebSocketDisconnected):
+        except (WebSocketDisconnect, _SOCKET_CLOSED):
             pass
         except asyncio.CancelledError:
             if connection.dropped is None:

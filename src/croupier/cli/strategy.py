@@ -2,77 +2,48 @@
 
 The chart is derived exactly for the preset's rules (a few seconds), with any rule
 changed by ``--set FIELD=VALUE``.  On a terminal the text chart is coloured; into a
-file or a pipe it is plain text.
+file or a pipe it is plain text; ``--json`` gives its rows of codes.
 
 >>> from click.testing import CliRunner
 >>> result = CliRunner().invoke(strategy, ["--rules", "vegas"])
->>> result.exit_code, result.stderr  # doctest: +ELLIPSIS
-(2, "error: unknown preset 'vegas'; the presets are: rws-v4, rws-v5, ..., live\\n")
+>>> result.exit_code, result.stderr.splitlines()[-1]  # doctest: +ELLIPSIS
+(2, "Error: Invalid value for '--rules': 'vegas' is not one of 'rws-v4', 'rws-v5', ...")
 >>> CliRunner().invoke(strategy, ["--rules", "live", "--set", "decks"]).stderr
 'error: --set decks: expected FIELD=VALUE, such as --set decks=6\\n'
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import NoReturn
 
 import click
-from rich.console import Console
 
+from croupier.cli.shared import (
+    UserError,
+    apply_changes,
+    echo_json,
+    json_option,
+    preset_option,
+    set_option,
+)
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
-from croupier.rules import Rules, coerce_field
 
 __all__ = ["FORMATS", "strategy"]
 
 #: The chart's output formats.
 FORMATS = ("text", "html", "svg")
-#: Exit status for a user error (as Click uses for a usage error).
-_EXIT_USER_ERROR = 2
 
 
 def _fail(message: str) -> NoReturn:
-    """One line on stderr and exit status 2, as ``croupier rules show`` does."""
-    click.echo(f"error: {message}", err=True)
-    raise click.exceptions.Exit(_EXIT_USER_ERROR)
-
-
-def _changed_rules(rules: Rules, settings: tuple[str, ...]) -> Rules:
-    """``rules`` with each ``FIELD=VALUE`` of ``settings`` applied, in order."""
-    changes: dict[str, object] = {}
-    for setting in settings:
-        field, equals, value = setting.partition("=")
-        field = field.strip()
-        if not equals or not field:
-            _fail(f"--set {setting}: expected FIELD=VALUE, such as --set decks=6")
-        if field == "name":
-            _fail(f"--set {setting}: the name is the preset's; choose the preset with --rules")
-        try:
-            changes[field] = coerce_field(field, value.strip())
-        except CroupierError as error:
-            _fail(f"--set {setting}: {error}")
-    try:
-        return rules.replace(**changes)
-    except CroupierError as error:
-        _fail(f"--set {' '.join(settings)}: {error}")
+    raise UserError(message)
 
 
 @click.command(name="strategy")
-@click.option(
-    "--rules",
-    "rules_name",
-    required=True,
-    metavar="NAME",
-    help="The preset whose chart to draw (see `croupier rules list`).",
-)
-@click.option(
-    "--set",
-    "settings",
-    multiple=True,
-    metavar="FIELD=VALUE",
-    help="Change one rule by its field name, e.g. --set decks=6 (repeatable).",
-)
+@preset_option
+@set_option
 @click.option(
     "--format",
     "output_format",
@@ -88,8 +59,13 @@ def _changed_rules(rules: Rules, settings: tuple[str, ...]) -> Rules:
     metavar="FILE",
     help="Write the chart to FILE instead of standard output.",
 )
+@json_option
 def strategy(
-    rules_name: str, settings: tuple[str, ...], output_format: str, output: Path | None
+    rules_name: str,
+    settings: tuple[str, ...],
+    output_format: str,
+    output: Path | None,
+    as_json: bool,
 ) -> None:
     """Draw the basic strategy chart of preset NAME: hard totals, soft totals, pairs.
 
@@ -102,8 +78,12 @@ def strategy(
         preset = find_preset(rules_name)
     except CroupierError as error:
         _fail(str(error))
-    rules = _changed_rules(preset.rules, settings)
+    rules = apply_changes(preset.rules, settings)
+    if as_json:
+        output_format = "json"
     # The analysis loads NumPy and compiles its kernels: only this command pays for it.
+    from rich.console import Console
+
     from croupier.analysis.chart import render_html, render_plain, render_svg, render_text
     from croupier.analysis.strategy import derive_strategy
 
@@ -111,7 +91,22 @@ def strategy(
         chart = derive_strategy(rules)
     except CroupierError as error:
         _fail(f"{rules.name}: {error}")
-    if output_format == "html":
+    if output_format == "json":
+        from croupier.analysis.chart import UP_CARD_LABELS, chart_rows, chart_title
+
+        document = {
+            "title": chart_title(rules),
+            "up_cards": list(UP_CARD_LABELS),
+            "rows": [
+                {"section": row.section, "label": row.label, "codes": list(row.codes)}
+                for row in chart_rows(chart)
+            ],
+        }
+        if output is None:
+            echo_json(document)
+            return
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    elif output_format == "html":
         text = render_html(chart)
     elif output_format == "svg":
         text = render_svg(chart)

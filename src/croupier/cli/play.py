@@ -23,16 +23,18 @@ True
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 from rich.console import Console
 from rich.text import Text
 
 from croupier.cards import Card, hand_total
+from croupier.cli.shared import DEFAULT_PRESET, preset_option
 from croupier.errors import BetError, CroupierError, IllegalActionError
 from croupier.events import (
     BetPlaced,
@@ -61,6 +63,9 @@ from croupier.round import (
 from croupier.rules import Rules
 from croupier.table import Table
 
+if TYPE_CHECKING:
+    from croupier.analysis.strategy import BasicStrategy
+
 __all__ = [
     "ACTION_KEYS",
     "DEFAULT_BANKROLL",
@@ -69,6 +74,7 @@ __all__ = [
     "PlayerLeft",
     "TerminalGame",
     "card_text",
+    "in_players_words",
     "play",
     "signed",
     "table_lines",
@@ -76,7 +82,7 @@ __all__ = [
 ]
 
 #: The preset played when ``--rules`` is not given.
-DEFAULT_RULES = "rws-v5"
+DEFAULT_RULES = DEFAULT_PRESET
 #: The money the player sits down with when ``--bankroll`` is not given.
 DEFAULT_BANKROLL = Decimal("1000.00")
 #: The player's name in the round's bets and results.
@@ -168,12 +174,14 @@ def total_text(cards: Sequence[Card], *, blackjack: bool = False) -> str:
 
 
 def signed(amount: Decimal) -> str:
-    """A net amount with its sign: ``+25.00``, ``-5.00``, ``0.00``.
+    """A net amount with its sign, zero included: ``+25.00``, ``-5.00``, ``+0.00``.
 
     >>> signed(Decimal("25.00")), signed(Decimal("-5.00")), signed(Decimal("0.00"))
-    ('+25.00', '-5.00', '0.00')
+    ('+25.00', '-5.00', '+0.00')
+    >>> signed(Decimal("-0.00"))
+    '+0.00'
     """
-    return str(amount) if amount == 0 else f"{amount:+}"
+    return f"{abs(amount):+}" if amount == 0 else f"{amount:+}"
 
 
 def _net_text(amount: Decimal) -> Text:
@@ -183,10 +191,15 @@ def _net_text(amount: Decimal) -> Text:
 
 def _dealer_line(game: Round, *, symbols: bool) -> Text:
     line = Text("dealer  ")
-    cards = [card_text(card, symbols=symbols) for card in game.dealer_cards]
+    dealt = list(game.dealer_cards)
+    first = game.rules.hole_card_dealt_first
+    if first and game.hole_card is None and len(dealt) >= 2:
+        # The turned hole card stays where it lay, before the up card.
+        dealt[0], dealt[1] = dealt[1], dealt[0]
+    cards = [card_text(card, symbols=symbols) for card in dealt]
     if game.hole_card is not None:  # dealt face down and not yet turned
         hidden = Text("??", style="dim")
-        cards.insert(0 if game.rules.hole_card_dealt_first else len(cards), hidden)
+        cards.insert(0 if first else len(cards), hidden)
     line.append(Text(" ").join(cards))
     dealer = game.dealer_cards
     blackjack = len(dealer) == 2 and hand_total(dealer).total == 21 and game.hole_card is None
@@ -311,6 +324,7 @@ class TerminalGame:
         self._round_recorded = False
         self._shown: object = None
         self._symbols = console.encoding.lower().startswith("utf")
+        self._chart: BasicStrategy | None = None
 
     # -- what the game shows --------------------------------------------------------------------
 
@@ -355,7 +369,7 @@ class TerminalGame:
             f"{self._boxes} box{'es' if self._boxes > 1 else ''}.",
             style="bold",
         )
-        self._say("Answer q at any prompt to leave the table.")
+        self._say("Answer q at any prompt to leave the table, ? at a decision for a hint.")
         try:
             while True:
                 if self.balance < rules.minimum_bet:
@@ -425,7 +439,7 @@ class TerminalGame:
             try:
                 value = game.verify_place_bet(self._player, box, answer or default)
             except BetError as error:
-                self._refuse(str(error))
+                self._refuse_error(error)
                 continue
             if value < rules.minimum_bet:
                 self._refuse(f"The table minimum is {rules.minimum_bet} a box.")
@@ -470,7 +484,7 @@ class TerminalGame:
             try:
                 bets[name] = game.verify_place_bet(self._player, box, amount, bet=name)
             except BetError as error:
-                self._refuse(str(error))
+                self._refuse_error(error)
                 return None
         return bets
 
@@ -539,7 +553,7 @@ class TerminalGame:
             try:
                 value = game.verify_take_insurance(self._player, offer.box, answer or most)
             except CroupierError as error:
-                self._refuse(str(error))
+                self._refuse_error(error)
                 continue
             if value > self.available():
                 self._refuse(f"Not enough money: you have {self.available()} left to stake.")
@@ -577,13 +591,20 @@ class TerminalGame:
         prompt = f"{label or 'your move '}({total}): {menu}: "
         while True:
             answer = self._read(prompt).lower()
+            if answer == "?":
+                self._hint(game, box_number)
+                continue
             action = ACTION_KEYS.get(answer) or _action_named(answer)
             if action is None:
                 unknown = f"{answer!r} is not a key here: c" if answer else "C"
                 self._refuse(f"{unknown}hoose one of {keys}.")
                 continue
             if action not in legal:
-                self._refuse(_refusal(game, action))
+                self._refuse(
+                    in_players_words(
+                        _refusal(game, action), player=self._player, symbols=self._symbols
+                    )
+                )
                 continue
             if action in unaffordable:
                 self._refuse(
@@ -603,6 +624,24 @@ class TerminalGame:
                 game.surrender()
             return
 
+    def _hint(self, game: Round, box: int) -> None:
+        """The basic strategy chart's play for the hand whose turn it is."""
+        from croupier.cli.shared import UserError, require_extra
+
+        try:
+            require_extra("math", "The hint")
+        except UserError as error:
+            self._refuse(error.format_message())
+            return
+        from croupier.analysis.autoplay import StrategyPlayer
+        from croupier.analysis.strategy import derive_strategy
+
+        if self._chart is None:
+            self._say("Working out the chart for these rules...", style="dim")
+            self._chart = derive_strategy(self.rules)
+        action = StrategyPlayer(self._chart, player=self._player, box=box).decide(game)
+        self._say(f"The chart says: {_LABELS[action]}.", style="magenta")
+
     def _double(self, game: Round, hand: HandView) -> None:
         initial = hand.stake
         if not self.rules.double_for_less:
@@ -614,7 +653,7 @@ class TerminalGame:
             try:
                 value = game.verify_double(answer or most)
             except CroupierError as error:
-                self._refuse(str(error))
+                self._refuse_error(error)
                 continue
             if value is not None and value > self.available():
                 self._refuse(f"Not enough money: you have {self.available()} left to stake.")
@@ -629,9 +668,10 @@ class TerminalGame:
         if game.phase is Phase.VOID:
             self._say(f"Round void: {game.void_reason}.", style="bold red")
             self._say("Every bet of the round was returned.")
-        for result in game.results:
-            if result.player != self._player:
-                continue
+        for result in sorted(
+            (result for result in game.results if result.player == self._player),
+            key=_box_order,
+        ):
             self._console.print(self._result_line(result))
         net = game.net_by_player().get(self._player, _ZERO)
         self._nets.append(net)
@@ -696,6 +736,44 @@ class TerminalGame:
 
     def _refuse(self, message: str) -> None:
         self._console.print(Text(message, style="yellow"))
+
+    def _refuse_error(self, error: CroupierError) -> None:
+        self._refuse(in_players_words(str(error), player=self._player, symbols=self._symbols))
+
+
+def _box_order(result: BetResult) -> tuple[int, int, int, str]:
+    """Box by box: the hands in order, then insurance, then the side bets."""
+    kind = 0 if result.bet == MAIN else 1 if result.bet == INSURANCE else 2
+    return (result.box, kind, result.hand or 0, result.bet)
+
+
+#: A card as the engine writes it in a message (``7H``, ``10D``).
+_CARD_CODE = re.compile(r"\b(10|[2-9TJQKA])([SHDC])\b")
+#: The engine's note of the round's phase, for developers.
+_PHASE_NOTE = re.compile(r"\s*\(phase=[^)]*\)")
+
+
+def in_players_words(message: str, *, player: str = PLAYER, symbols: bool = True) -> str:
+    """An engine's refusal as the player reads it: to "you", cards as the table shows
+    them, without the round's internal phase.
+
+    >>> in_players_words("cannot split: box 1 hand 1 holds 7H 4D, not a pair (phase=player-turns)")
+    "You can't split: box 1 hand 1 holds 7♥ 4♦, not a pair."
+    >>> in_players_words("cannot place a bet: you's bet of 99999.00 on box 1 is over the "
+    ...     "table maximum 2500.00")
+    "You can't place that bet: your bet of 99999.00 on box 1 is over the table maximum 2500.00."
+    """
+    text = _PHASE_NOTE.sub("", message).strip()
+    text = text.replace(f"{player}'s ", "your ").replace(f"{player} ", "you ")
+    action, colon, reason = text.partition(": ")
+    if colon and action.startswith("cannot "):
+        what = action.removeprefix("cannot ")
+        what = {"place a bet": "place that bet"}.get(what, what)
+        text = f"You can't {what}: {reason}"
+    text = _CARD_CODE.sub(
+        lambda match: f"{match[1]}{_SUIT_SYMBOLS[match[2]] if symbols else match[2]}", text
+    )
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def _action_named(answer: str) -> Action | None:
@@ -770,14 +848,7 @@ def _terminal_ask(console: Console) -> Ask:
 
 
 @click.command(name="play")
-@click.option(
-    "--rules",
-    "rules_name",
-    default=DEFAULT_RULES,
-    show_default=True,
-    metavar="NAME",
-    help="The preset to play (see `croupier rules list`).",
-)
+@preset_option
 @click.option(
     "--boxes",
     type=int,
@@ -807,7 +878,7 @@ def _terminal_ask(console: Console) -> Ask:
     help="The bet Enter repeats in the first round (default: the table minimum).",
 )
 def play(rules_name: str, boxes: int, seed: int | None, bankroll: str, bet: str | None) -> None:
-    """Play blackjack at the terminal at preset NAME, one player on N boxes.
+    """Play blackjack at the terminal, one player on N boxes.
 
     Each round asks your bet per box (Enter repeats the last one), any side bets,
     then each offer (y/n) and each decision by its key: (h)it (s)tand (d)ouble

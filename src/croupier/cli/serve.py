@@ -1,4 +1,4 @@
-"""``croupier serve`` (the table server) and ``croupier ledger check`` (reconciliation)."""
+"""``croupier serve``: the table server."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from decimal import Decimal
 
 import click
 
-from croupier.cli_errors import UserError
+from croupier.cli.shared import UserError, require_extra
 from croupier.errors import BetError
 from croupier.money import parse_amount
 
-__all__ = ["ledger", "serve"]
+__all__ = ["connect_database", "serve"]
 
 
-def _connect(url: str | None) -> object:
+def connect_database(url: str | None) -> object:
+    """The database at ``url`` (SQLite's ``croupier.db`` by default), migrated."""
     import sqlalchemy
 
     from croupier.server.db import connect, migrate
@@ -22,6 +23,10 @@ def _connect(url: str | None) -> object:
     try:
         engine = connect(url)
         migrate(engine)
+    except ModuleNotFoundError as error:
+        if error.name != "psycopg":
+            raise
+        require_extra("postgres", f"database {url}")
     except (ValueError, sqlalchemy.exc.SQLAlchemyError) as error:
         raise UserError(f"database {url or 'sqlite:///croupier.db'}: {error}") from None
     return engine
@@ -112,7 +117,7 @@ def serve(
         except BetError as error:
             raise UserError(f"{error} (or 'none' for no chips)") from None
     _check_port(host, port)
-    _connect(url)
+    connect_database(url)
     try:
         app = create_app(Settings(url=url, tables=tables, play_money=chips))
     except TableOwned as error:
@@ -138,45 +143,3 @@ def _check_port(host: str, port: int) -> None:
             probe.bind(address)
         except OSError as error:
             raise UserError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-
-
-@click.group()
-def ledger() -> None:
-    """The wallet's books."""
-
-
-@ledger.command("check")
-@click.option(
-    "--db",
-    "url",
-    default=None,
-    envvar="CROUPIER_DB_URL",
-    show_envvar=True,
-    help="Database URL (default sqlite:///croupier.db).",
-)
-def check(url: str | None) -> None:
-    """Reconcile: every transaction balances, balances equal their legs, every round is
-    settled, void, or open with its money on the table, and each round's replay through
-    the engine agrees with its money.  Exit status 1 when a problem is found."""
-    import sqlalchemy
-
-    from croupier.server import ledger as books
-    from croupier.server.audit import audit
-
-    engine = _connect(url)
-    assert isinstance(engine, sqlalchemy.Engine)
-    with engine.begin() as conn:
-        problems = books.check(conn) + audit(conn)
-        counts = conn.execute(
-            sqlalchemy.text(
-                "SELECT (SELECT count(*) FROM transactions), (SELECT count(*) FROM rounds)"
-            )
-        ).one()
-    for problem in problems:
-        click.echo(f"problem: {problem}")
-    click.echo(
-        f"{counts[0]} transactions, {counts[1]} rounds: "
-        + ("the books balance" if not problems else f"{len(problems)} problem(s)")
-    )
-    if problems:
-        raise SystemExit(1)

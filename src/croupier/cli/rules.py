@@ -11,20 +11,21 @@ live          Live Blackjack Game Rules  (004_fc8581d4eecaf77f.txt)
 
 from __future__ import annotations
 
-import json
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
+from croupier.cli.shared import UserError, echo_json, json_option, preset_option
 from croupier.errors import RulesError
-from croupier.presets import PRESETS, Preset, find_preset
+from croupier.presets import PRESETS, find_preset
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from croupier.presets import Preset
 
 __all__ = ["rules"]
 
-#: Exit status for a name that is not a preset (as Click uses for a usage error).
-_EXIT_UNKNOWN_PRESET = 2
 #: The console width from which the notes get a column of their own.
 _WIDE_CONSOLE = 120
 
@@ -35,32 +36,54 @@ def rules() -> None:
 
 
 @rules.command(name="list")
-def list_presets() -> None:
+@json_option
+def list_presets(as_json: bool) -> None:
     """List the presets: name, title and rulebook file."""
+    if as_json:
+        echo_json(
+            [
+                {
+                    "name": preset.name,
+                    "title": preset.title,
+                    "rulebook": preset.rulebook,
+                    "version": preset.version,
+                }
+                for preset in PRESETS.values()
+            ]
+        )
+        return
     width = max(len(name) for name in PRESETS)
     for preset in PRESETS.values():
         click.echo(f"{preset.name:<{width}}  {preset.title}  ({preset.rulebook})")
 
 
 @rules.command(name="show")
-@click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print the preset as JSON.")
-def show(name: str, as_json: bool) -> None:
-    """Show preset NAME: each rule, its value, and the rulebook clause it comes from."""
+@click.argument("name", required=False, metavar="[NAME]")
+@preset_option
+@json_option
+def show(name: str | None, rules_name: str, as_json: bool) -> None:
+    """Show a preset (--rules, or NAME): each rule, its value, and its rulebook clause."""
+    source = click.get_current_context().get_parameter_source("rules_name")
+    if name is not None and source is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("give the preset once: NAME or --rules NAME")
     try:
-        preset = find_preset(name)
+        preset = find_preset(name if name is not None else rules_name)
     except RulesError as error:
-        click.echo(f"error: {error}", err=True)
-        raise click.exceptions.Exit(_EXIT_UNKNOWN_PRESET) from None
+        raise UserError(str(error)) from None
     if as_json:
-        click.echo(json.dumps(preset.to_json(), indent=2, ensure_ascii=False))
+        echo_json(preset.to_json())
     else:
+        from rich.console import Console
+
         console = Console(highlight=False)
         console.print(_rules_table(preset, console.width))
 
 
 def _rules_table(preset: Preset, width: int) -> Table:
     """Rule, value, clause and note; on a narrow console the note goes under its clause."""
+    from rich.table import Table
+    from rich.text import Text
+
     wide = width >= _WIDE_CONSOLE
     table = Table(
         title=Text(f"{preset.name}: {preset.title}"),

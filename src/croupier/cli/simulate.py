@@ -2,15 +2,14 @@
 
 >>> from click.testing import CliRunner
 >>> result = CliRunner().invoke(simulate, ["--rules", "vegas"])
->>> result.exit_code, result.stderr  # doctest: +ELLIPSIS
-(2, "error: unknown preset 'vegas'; the presets are: rws-v4, rws-v5, ..., live\\n")
+>>> result.exit_code, result.stderr.splitlines()[-1]  # doctest: +ELLIPSIS
+(2, "Error: Invalid value for '--rules': 'vegas' is not one of 'rws-v4', 'rws-v5', ...")
 >>> CliRunner().invoke(simulate, ["--rules", "live", "--spread", "0-8"]).stderr
 'error: --spread needs --count hi-lo\\n'
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from fractions import Fraction
@@ -30,14 +29,21 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from croupier.cli_strategy import _changed_rules
+from croupier.cli.shared import (
+    UserError,
+    apply_changes,
+    echo_json,
+    echo_timing,
+    json_option,
+    preset_option,
+    set_option,
+)
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
 from croupier.rules import SIDE_BET_KEYS, SideBet
 
 __all__ = ["simulate"]
 
-_EXIT_USER_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT), once what was done is reported.
 _EXIT_INTERRUPTED = 130
 #: Runs shorter than this show no progress bar.
@@ -45,8 +51,7 @@ _QUIET_SECONDS = 1.0
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    raise click.exceptions.Exit(_EXIT_USER_ERROR)
+    raise UserError(message)
 
 
 #: The largest side-bet stake, in initial bets.
@@ -86,14 +91,8 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
 
 
 @click.command(name="simulate")
-@click.option("--rules", "rules_name", required=True, metavar="NAME", help="The preset to play.")
-@click.option(
-    "--set",
-    "settings",
-    multiple=True,
-    metavar="FIELD=VALUE",
-    help="Change one rule by its field name (repeatable).",
-)
+@preset_option
+@set_option
 @click.option(
     "--rounds",
     type=click.IntRange(min=1),
@@ -164,7 +163,13 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
     metavar="FILE.png",
     help="Draw the running mean and the distributions of results into FILE.png (matplotlib).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
+@click.option(
+    "--timings",
+    is_flag=True,
+    help="Put seconds and rounds_per_second in the JSON too (then it differs from run "
+    "to run; without it the same seed gives the same JSON, and the speed goes to stderr).",
+)
 def simulate(
     rules_name: str,
     settings: tuple[str, ...],
@@ -181,6 +186,7 @@ def simulate(
     cluster: str | None,
     plot_path: Path | None,
     as_json: bool,
+    timings: bool,
 ) -> None:
     """Deal ROUNDS rounds of preset NAME from real shoes and report the result per
     initial bet with its 95% interval, beside the chart's exact value."""
@@ -188,7 +194,7 @@ def simulate(
         preset = find_preset(rules_name)
     except CroupierError as error:
         _fail(str(error))
-    rules = _changed_rules(preset.rules, settings)
+    rules = apply_changes(preset.rules, settings)
     chart = None
     if strategy_name != "basic":
         from croupier.analysis.chart_file import read_chart
@@ -279,7 +285,12 @@ def simulate(
         except CroupierError as error:
             _fail(f"--plot {error}")
     if as_json:
-        click.echo(json.dumps(result.to_json(bankroll), indent=2))
+        report = result.to_json(bankroll)
+        if not timings:
+            for timing in ("rounds_per_second", "seconds"):
+                report.pop(timing, None)
+        echo_json(report)
+        echo_timing(f"{result.rounds_per_second:,.0f} rounds/s, {result.seconds:.2f} s")
     else:
         _print(result, bankroll)
     if result.interrupted:

@@ -2,64 +2,62 @@
 
 from __future__ import annotations
 
-import json
-import sys
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from croupier.analysis.report import SPLIT_CONVENTION, ParSheet, par_sheet, reporting_progress
-from croupier.cli_errors import UserError
-from croupier.errors import CroupierError
+from croupier.cli.shared import (
+    apply_changes,
+    echo_json,
+    echo_timing,
+    json_option,
+    preset_option,
+    set_option,
+)
 from croupier.presets import find_preset
-from croupier.rules import Rules
 
-__all__ = ["edge", "rules_with_changes"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from croupier.analysis.report import ParSheet
+    from croupier.rules import Rules
+
+__all__ = ["edge"]
 
 _UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 
 
-def rules_with_changes(name: str, changes: tuple[str, ...]) -> Rules:
-    """A preset's rules with ``FIELD=VALUE`` changes, or a one-line error naming what is wrong."""
-    try:
-        rules = find_preset(name).rules
-    except CroupierError as error:
-        raise UserError(str(error)) from None
-    values: dict[str, object] = {}
-    for change in changes:
-        field, equals, value = change.partition("=")
-        if not equals or not field.strip():
-            raise UserError(f"--set {change!r}: expected FIELD=VALUE, such as decks=6")
-        values[field.strip()] = value.strip()
-    try:
-        return rules.replace(**values)
-    except CroupierError as error:
-        raise UserError(f"--set: {error}") from None
-
-
 @click.command("edge")
-@click.option("--rules", "name", required=True, help="The preset, e.g. rws-v5.")
-@click.option(
-    "--set",
-    "changes",
-    multiple=True,
-    metavar="FIELD=VALUE",
-    help="Change a rule (repeatable); field names as `croupier rules show NAME --json`.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def edge(name: str, changes: tuple[str, ...], as_json: bool) -> None:
-    """The exact RTP of a rule set: main game under both strategies, side bets, by up card."""
-    rules = rules_with_changes(name, changes)
+@preset_option
+@set_option
+@json_option
+def edge(rules_name: str, settings: tuple[str, ...], as_json: bool) -> None:
+    """The exact RTP of a rule set: main game under both strategies, side bets, by up card.
+
+    The JSON is the same for the same rules: the time taken goes to stderr.
+    """
+    rules = apply_changes(find_preset(rules_name).rules, settings)
+    # The analysis loads NumPy and compiles its kernels: only this command pays for it.
+    from rich.console import Console
+
     sheet = _computed(rules)
     if as_json:
-        click.echo(json.dumps(sheet.to_json(), indent=2))
+        report = sheet.to_json()
+        report.pop("seconds", None)
+        echo_json(report)
+        echo_timing(f"Computed in {sheet.seconds:.2f} s.")
         return
     _print(sheet, Console())
 
 
 def _computed(rules: Rules) -> ParSheet:
     """The PAR sheet, with a progress line on a terminal's stderr while it is computed."""
+    import sys
+
+    from rich.console import Console
+
+    from croupier.analysis.report import par_sheet, reporting_progress
+
     if not sys.stderr.isatty():
         return par_sheet(rules)
     title = "Computing the exact return"
@@ -77,6 +75,10 @@ def _percent(value: float) -> str:
 
 
 def _print(sheet: ParSheet, console: Console) -> None:
+    from rich.table import Table
+
+    from croupier.analysis.report import SPLIT_CONVENTION
+
     rules = sheet.rules
     cd, td = sheet.cd, sheet.td
     console.print(f"[bold]{rules.name}[/bold]: exact return, {rules.decks} decks, full shoe")
