@@ -5,7 +5,7 @@ checks that a migrated database reflects back to this metadata.  Money columns h
 integers of minor units (see :data:`croupier.server.ledger.UNIT`).
 
 >>> sorted(metadata.tables)
-['accounts', 'legs', 'round_players', 'rounds', 'sessions', 'transactions', 'users']
+['accounts', 'legs', 'round_inputs', 'round_players', 'rounds', 'sessions', 'transactions', 'users']
 """
 
 from __future__ import annotations
