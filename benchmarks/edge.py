@@ -2,8 +2,9 @@
 
 Prints, beside the figures it is measured against:
 
-* the first run in a fresh process with an empty compile cache (Numba compiles);
-* a fresh process whose compiled code is already cached on disk (a user's second run);
+* ``croupier edge --rules NAME --json`` as a user runs it, a new process each time: the
+  first run with an empty compile cache (Numba compiles), then every preset with the
+  compiled code cached on disk (a user's second run);
 * warm, in one process, with every result cache cleared before each timing: the main
   game's composition-dependent EV for an 8-deck split-once rule set and for resplits to
   four hands, and each preset's full report (both strategies and all side bets).
@@ -64,30 +65,32 @@ def best_wall_and_cpu(runs: int, work: Callable[[], object]) -> tuple[float, flo
     return min(times)
 
 
-def in_fresh_process(cache_dir: str) -> float:
-    """Seconds for one full report in a new Python process using ``cache_dir``."""
-    code = (
-        "import time; t = time.perf_counter();"
-        "from croupier.analysis.report import par_sheet;"
-        "from croupier.presets import find_rules;"
-        "par_sheet(find_rules('rws-v5'), explain=False);"
-        "print(time.perf_counter() - t)"
-    )
+def command_seconds(name: str, cache_dir: str) -> float:
+    """Wall seconds of ``croupier edge --rules NAME --json`` as a user runs it: a new
+    process, default options, the compiled code in ``cache_dir`` (stated-RTP search,
+    both strategies and every side bet included)."""
     environment = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    output = subprocess.run(
-        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "croupier", "edge", "--rules", name, "--json"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    return float(output.stdout.strip())
+    return time.perf_counter() - start
 
 
 def main() -> None:
     """Measure and print."""
+    print("croupier edge --rules NAME --json, each a new process (wall seconds)")
     with tempfile.TemporaryDirectory() as cache_dir:
-        first = in_fresh_process(cache_dir)
-        second = in_fresh_process(cache_dir)
-    print("croupier exact math (rws-v5 full report, in a new process)")
-    print(f"  first run, compiling:            {first:6.2f} s")
-    print(f"  second run, compiled code cached: {second:6.2f} s")
+        first = command_seconds("rws-v5", cache_dir)
+        print(f"  first run (rws-v5), compiling into an empty cache: {first:6.2f} s")
+        print("  compiled code cached, best of 2:")
+        for name in PRESETS:
+            seconds = min(command_seconds(name, cache_dir) for _ in range(2))
+            print(f"    {name:14s} {seconds:6.2f} s")
     print()
     threads = numba.get_num_threads()
     print("main game EV, composition-dependent, warm (best of 5)")
