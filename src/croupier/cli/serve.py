@@ -86,6 +86,15 @@ def connect_database(url: str | None) -> object:
     help="The server's log on stderr: JSON lines (requests, commands, money movements), "
     "plain text, or warnings only.",
 )
+@click.option(
+    "--standby",
+    is_flag=True,
+    envvar="CROUPIER_STANDBY",
+    show_envvar=True,
+    help="While another croupier process runs these tables on this database, wait "
+    "(not listening yet), and take them over the moment it stops or dies, recovering "
+    "their rounds (RWS v5 5.4).",
+)
 def serve(
     url: str | None,
     host: str,
@@ -93,6 +102,7 @@ def serve(
     tables_file: str | None,
     play_money: str,
     log_format: str,
+    standby: bool,
 ) -> None:
     """Run the live table server: accounts and wallet over HTTP, tables over WebSockets."""
     import logging
@@ -118,10 +128,17 @@ def serve(
             raise UserError(f"{error} (or 'none' for no chips)") from None
     _check_port(host, port)
     connect_database(url)
+
+    def waiting(owned: Exception) -> None:
+        click.echo(f"croupier standing by: {owned}; taking over when it stops", err=True)
+
+    settings = Settings(
+        url=url, tables=tables, play_money=chips, standby=waiting if standby else None
+    )
     try:
-        app = create_app(Settings(url=url, tables=tables, play_money=chips))
+        app = create_app(settings)
     except TableOwned as error:
-        raise UserError(str(error)) from None
+        raise UserError(f"{error} (--standby waits and takes over when it stops)") from None
     if log_format == "json":
         log_json_lines()
     elif log_format == "text":

@@ -100,6 +100,10 @@ class Settings:
     clock: Callable[[], float] = time.time
     #: A table's first shoe in a known order, by table id (tests and audits).
     shoes: Mapping[str, ServerShoe] = field(default_factory=dict)
+    #: Wait while another process runs the tables, and take them over when it stops
+    #: (``None``: refuse at once with :class:`~croupier.server.ownership.TableOwned`).
+    #: Called once with the refusal when the waiting begins.
+    standby: Callable[[Exception], None] | None = None
 
 
 # -- HTTP models (the OpenAPI description) -----------------------------------------------------
@@ -500,7 +504,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = connect(settings.url)
     migrate(engine)
     # Claimed before a table's round is read: a second process never voids our rounds.
-    ownership = Ownership(engine, [table.id for table in settings.tables])
+    names = [table.id for table in settings.tables]
+    if settings.standby is not None:
+        ownership = Ownership.wait(engine, names, waiting=settings.standby)
+    else:
+        ownership = Ownership(engine, names)
     try:
         hub = Hub(engine, settings)
     except BaseException:

@@ -14,6 +14,8 @@ write over each other.  So a process claims its tables before it reads them:
   the process dies.
 
 A claim that fails raises :class:`TableOwned`, before anything is read or written.
+A standby process waits instead (:meth:`Ownership.wait`): it claims the tables the
+moment their owner lets go of them (stops, or is killed), then recovers their rounds.
 
 >>> table_key("rws") == table_key("rws") != table_key("online")
 True
@@ -24,7 +26,8 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 
 import sqlalchemy
 from sqlalchemy.engine import make_url
@@ -60,6 +63,32 @@ class Ownership:
             self._claim_postgresql(engine, names)
         elif engine.dialect.name == "sqlite":
             self._claim_sqlite(engine)
+
+    @classmethod
+    def wait(
+        cls,
+        engine: sqlalchemy.Engine,
+        tables: Iterable[str],
+        *,
+        poll_seconds: float = 0.5,
+        waiting: Callable[[TableOwned], None] | None = None,
+    ) -> Ownership:
+        """Claim the tables, waiting as long as another process holds any of them.
+
+        ``waiting`` is told once, when the first try finds them held.  The claim is
+        tried again every ``poll_seconds``: a standby takes over within about that
+        time of its predecessor's end.
+        """
+        names = list(tables)
+        told = False
+        while True:
+            try:
+                return cls(engine, names)
+            except TableOwned as owned:
+                if not told and waiting is not None:
+                    waiting(owned)
+                told = True
+                time.sleep(poll_seconds)
 
     def _claim_postgresql(self, engine: sqlalchemy.Engine, tables: list[str]) -> None:
         connection = engine.connect()
