@@ -37,7 +37,18 @@ TARGET = [
 
 def run(rounds: int, *options: str) -> dict[str, object]:
     """The command's JSON report."""
-    command = ["croupier", "simulate", *TARGET, "--rounds", str(rounds), "--seed", "1", "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "croupier",
+        "simulate",
+        *TARGET,
+        "--rounds",
+        str(rounds),
+        "--seed",
+        "1",
+    ]
+    command += ["--json", "--timings"]
     done = subprocess.run([*command, *options], capture_output=True, text=True, check=True)
     report: dict[str, object] = json.loads(done.stdout)
     return report
