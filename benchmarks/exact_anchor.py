@@ -21,9 +21,8 @@ no case uses (so the compiled code is loaded and nothing computed for a case is
 cached), and times ``croupier.analysis.game.analyze(rules, outcomes=False)`` with
 ``time.process_time``: the composition-dependent EV of the full shoe, what the anchor's
 ``BJPlayer`` computes.  Both play post-split hands by the anchor's CDP1 convention (the
-strategy for split hands optimised for the first split hand); for one split the two
-values agree to 1e-12, with resplits croupier's convention differs (its values are
-printed side by side, with the difference).
+strategy for split hands optimised for the first split hand) and resplit whenever a pair
+card comes; both values are printed, with their difference.
 
 The rule sets: dealer peeks, blackjack pays 3:2, double on any two cards (soft too),
 no double after a hit, Aces split once and not hit; S17 or H17, DAS, split to 2 or 4

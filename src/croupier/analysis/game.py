@@ -191,6 +191,10 @@ class _Valuation:
     double: FloatArray
     blackjack: FloatArray
     mask: npt.NDArray[np.bool_]
+    # Per hand, the play it was valued by (-1: the best of standing and hitting).
+    policy: npt.NDArray[np.int64]
+    # The pair cards counted out beside the hand's own (0: the main game).
+    out: int
 
 
 def _blackjack_payoffs(rules: Rules, *, split: bool) -> FloatArray:
@@ -360,7 +364,9 @@ class _UpCardAnalysis:
         plan: list[tuple[int, int]] = []
         for pair in range(RANKS):
             most = rules.max_split_hands if (pair != ACE or rules.resplit_aces) else 2
-            plan.extend((pair, out) for out in range(1, most))
+            # A hand of a split to ``most`` hands is valued with up to 2 * (most - 2) pair
+            # cards out beside the two split first (see :meth:`_split_value`).
+            plan.extend((pair, out) for out in range(1, 2 * most - 2))
         return plan
 
     def _prepare_dealer(self) -> None:
@@ -378,6 +384,13 @@ class _UpCardAnalysis:
         mask = self._feasible[rows].copy()
         if out:
             mask &= _descendants(graph.index_of((pair,)))
+        policy = self.policy
+        if out >= 2 and self.chart is None:
+            # The split hands are played as is best with one other pair card out (the
+            # first split), whatever more are out: one post-split strategy for every
+            # number of hands, whose value the resplit formula then takes exactly.
+            first = self._split_valuation(pair, 1)
+            policy = np.where(first.hit > first.stand, 1, 0).astype(np.int64)
         valuation = _Valuation(
             stand=np.zeros(size),
             stand_doubled=np.zeros(size),
@@ -386,6 +399,8 @@ class _UpCardAnalysis:
             double=np.zeros(size),
             blackjack=np.zeros(size),
             mask=mask,
+            policy=policy,
+            out=out,
         )
         base = self.base.copy()
         base[pair] -= out
@@ -397,7 +412,7 @@ class _UpCardAnalysis:
             valuation.mask,
             rows,
             self.dealer,
-            self.policy,
+            policy,
             self.blackjack_rank,
             _blackjack_payoffs(self.rules, split=out > 0),
             self.rules.must_draw_to_12,
@@ -446,7 +461,17 @@ class _UpCardAnalysis:
         if self._can_double(node, after_split=True, pair=pair):
             options["double"] = float(valuation.double[node])
         if self.chart is None:
-            action = max(options, key=lambda name: options[name])
+            # Chosen as with one other pair card out (see :meth:`_value`).
+            deciding = options
+            if valuation.out >= 2:
+                first = self._split_valuation(pair, 1)
+                deciding = {
+                    "hit": float(first.hit[node]),
+                    "stand": float(first.stand[node]),
+                    "double": float(first.double[node]),
+                }
+                deciding = {name: deciding[name] for name in options}
+            action = max(deciding, key=lambda name: deciding[name])
         else:
             soft = bool(self.graph.soft[node])
             action = self.chart.choose(self.up, total, soft, -1, options)
@@ -555,44 +580,96 @@ class _UpCardAnalysis:
         )
         return played, hit, double
 
-    def _split_value(self, pair: int) -> float:
+    def _resplit_most(self, pair: int) -> int:
+        """The most hands a split of ``pair`` is played to: the rules' limit where the
+        pair may be resplit and resplitting is the play, else two."""
         rules = self.rules
-        most = rules.max_split_hands
-        may_resplit = pair != ACE or rules.resplit_aces
+        if pair == ACE and not rules.resplit_aces:
+            return 2
+        if self.chart is not None and not self.chart.splits(pair, self.up):
+            return 2
+        return max(2, min(rules.max_split_hands, int(self.base[pair])))
+
+    def _split_value(self, pair: int) -> float:
+        """The value of splitting ``pair``: the sum of its hands' values, exactly.
+
+        A pair card dealt to a split hand is resplit while the rules allow (the chart's
+        play where a chart is valued).  By exchangeability a hand's value depends on the
+        cards it is known the other hands took only through how many second cards were
+        pair cards (``a`` beyond the first two) and how many were known not to be
+        (``b``).  ``x(a, b)`` is a hand's value whose second card may be anything,
+        ``n(a, b)`` one whose second card is known not to be a pair card; removing
+        one more unknown card changes no expectation, which gives each ``b`` from
+        ``b - 1`` (E. Farmer's method for a fixed post-split strategy).  The sum runs
+        over the orders in which pair and other cards reach the hands.
+        """
+        most = self._resplit_most(pair)
+        for hands in range(2, most + 1):
+            for waiting in range(1, most + 1):
+                self._resplits[(pair, hands, waiting)] = hands < most
+        shoe = self.base.copy()
+        shoe[pair] -= 2
+        if shoe[pair] < 0:
+            return 0.0
+        pairs = int(shoe[pair])
+        cards = int(shoe.sum())
+        root = self.graph.index_of((pair,))
 
         @functools.cache
-        def expected(hands: int, waiting: int) -> float:
-            """The value of the ``waiting`` split hands still to get their second card."""
-            if waiting == 0:
-                return 0.0
-            # The shoe knows the pair cards of the hands made so far, not their other cards.
-            shoe = self.base.copy()
-            shoe[pair] -= hands
-            if shoe[pair] < 0:
-                return 0.0
-            remaining = int(shoe.sum())
-            valuation = self._split_valuation(pair, hands - 1)
-            root = self.graph.index_of((pair,))
-            total = 0.0
+        def drawn(a: int) -> tuple[float, float]:
+            """x(a, 0), and the value of a hand dealt the pair card (played as it is)."""
+            valuation = self._split_valuation(pair, a + 1)
+            left = shoe.copy()
+            left[pair] -= a
+            remaining = int(left.sum())
+            value = 0.0
             for card in range(RANKS):
-                if shoe[card] <= 0:
+                if left[card] <= 0:
                     continue
-                probability = shoe[card] / remaining
                 node = int(self.graph.child[root, card])
-                keep = self._post_split_value(valuation, node, pair) + expected(hands, waiting - 1)
-                if card == pair and may_resplit and hands < most:
-                    resplit = expected(hands + 1, waiting + 1)
-                    if self.chart is None:
-                        chosen = resplit > keep
-                    else:
-                        chosen = self.chart.splits(pair, self.up)
-                    self._resplits[(pair, hands, waiting)] = chosen
-                    if chosen:
-                        keep = resplit
-                total += probability * keep
+                value += left[card] / remaining * self._post_split_value(valuation, node, pair)
+            paired = self.graph.child[root, pair]
+            return value, self._post_split_value(valuation, int(paired), pair)
+
+        @functools.cache
+        def x(a: int, b: int) -> float:
+            if b == 0:
+                return drawn(a)[0]
+            chance = (pairs - a) / (cards - a - b + 1)
+            if chance <= 0.0:
+                return x(a, b - 1)
+            return (x(a, b - 1) - chance * x(a + 1, b - 1)) / (1.0 - chance)
+
+        @functools.cache
+        def n(a: int, b: int) -> float:
+            chance = (pairs - a) / (cards - a - b)
+            if b == 0:
+                if chance <= 0.0:
+                    return drawn(a)[0]
+                return (drawn(a)[0] - chance * drawn(a)[1]) / (1.0 - chance)
+            if chance <= 0.0:
+                return n(a, b - 1)
+            return (n(a, b - 1) - chance * n(a + 1, b - 1)) / (1.0 - chance)
+
+        def orders(hands: int, waiting: int, completed: int, chance: float) -> float:
+            """The hands' values summed over the orders of pair and other second cards:
+            ``hands`` made, ``waiting`` for a second card, ``completed`` dealt another card."""
+            if waiting == 0:
+                return chance * completed * n(hands - 2, completed - 1)
+            if hands == most:
+                value = waiting * x(most - 2, completed)
+                if completed:
+                    value += completed * n(most - 2, completed - 1)
+                return chance * value
+            pair_next = (pairs - (hands - 2)) / (cards - (hands - 2) - completed)
+            total = 0.0
+            if pair_next > 0.0:
+                total += orders(hands + 1, waiting + 1, completed, chance * pair_next)
+            if pair_next < 1.0:
+                total += orders(hands, waiting - 1, completed + 1, chance * (1.0 - pair_next))
             return total
 
-        return expected(2, 2)
+        return orders(2, 2, 0, 1.0)
 
     def _hand_count_moments(self, pair: int) -> tuple[float, float]:
         """E[N] and E[N(N - 1)] for the number N of hands a split of ``pair`` ends with,
@@ -718,7 +795,7 @@ class _UpCardAnalysis:
     def _stands(self, valuation: _Valuation) -> npt.NDArray[np.bool_]:
         """Per hand, whether it stands when played on (at 21, by the chart, or as best)."""
         total = self.graph.total
-        policy = self.policy
+        policy = valuation.policy
         stands: npt.NDArray[np.bool_] = np.where(
             total == 21,
             True,

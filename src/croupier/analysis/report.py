@@ -62,9 +62,11 @@ STATED_RTP: dict[str, tuple[Fraction, str]] = {
 
 #: How split hands are valued, as the report says.
 SPLIT_CONVENTION = (
-    "Split hands count the pair cards of the hands split so far as removed, but not the "
-    "other cards drawn to the other split hands (the convention of the Wizard of Odds "
-    "Appendix 9 tables). A dealer blackjack found after the players acted takes money by "
+    "Split hands are played as is best with one other pair card out (the CDP1 "
+    "post-split strategy), resplitting whenever a pair card comes and the rules allow; "
+    "their value is exact for that play (E. Farmer's method: a hand counts the other "
+    "hands' second cards by how many were pair cards). A dealer blackjack found after "
+    "the players acted takes money by "
     "the box, as the rules say: one initial bet for the whole box where it takes only the "
     "original bet; every busted hand's wager and one initial bet unless every hand busted "
     "where it takes busted hands and the initial bet (the chance that all bust taken with "
