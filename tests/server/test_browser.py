@@ -649,7 +649,7 @@ def test_a_new_tab_keeps_the_session_and_the_server_refuses_a_bet_over_the_loss_
     expect_text(tab.locator("#net"), "-25.00")
     expect_contains(tab.locator("[data-box='1']"), "ann")  # seated: the socket knows her
     tab.locator("#logout").click()
-    expect_contains(tab.locator(".bar"), "Log in")
+    expect_contains(tab.locator("header.bar"), "Log in")
     tab.goto(f"{rws_site.url}/#/history")
     expect_contains(tab.locator("main"), "Take a seat")  # logged out in every tab
     assert rws_site.books() == []

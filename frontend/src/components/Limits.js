@@ -16,7 +16,7 @@ const timeWords = (value) => (value === null ? "no time limit" : `a time limit o
 
 /** What the server decided, in a sentence: what holds now and what waits. */
 export function describeLimits(limits) {
-  const now = `Now: ${lossWords(limits.loss_limit)} and ${timeWords(limits.session_minutes)} a session, a reality check every ${limits.reality_check_minutes} minutes.`;
+  const now = `Now: ${lossWords(limits.loss_limit)} and ${timeWords(limits.session_minutes)} per session, a reality check every ${limits.reality_check_minutes} minutes.`;
   const waiting = [
     limits.pending_loss_limit && [lossWords(limits.pending_loss_limit.value), limits.pending_loss_limit],
     limits.pending_session_minutes && [timeWords(limits.pending_session_minutes.value), limits.pending_session_minutes],
@@ -57,7 +57,7 @@ export function LimitsPage() {
     };
     try {
       const found = shown(await api("/api/limits", { method: "PUT", body }));
-      setMessage({ kind: "info", text: `Saved. ${describeLimits(found)}` });
+      setMessage({ kind: "info", text: found.pending_loss_limit || found.pending_session_minutes ? "Saved: the lower limits hold now, the higher ones after the cooling-off." : "Saved: your limits hold now." });
     } catch (error) {
       setMessage({ kind: "error", text: error.message });
     }
@@ -65,7 +65,7 @@ export function LimitsPage() {
   async function confirmRaise() {
     try {
       const found = shown(await api("/api/limits/confirm", { method: "POST" }));
-      setMessage({ kind: "info", text: `Confirmed. ${describeLimits(found)}` });
+      setMessage({ kind: "info", text: "Confirmed: the higher limits hold now." });
     } catch (error) {
       setMessage({ kind: "error", text: error.message });
     }
@@ -89,9 +89,9 @@ export function LimitsPage() {
       24-hour cooling-off, and once you confirm it. The table refuses any bet your limits forbid.</p>
     ${limits && html`<p id="limits-now">${describeLimits(limits)}</p>`}
     ${limits && html`<form class="limits-form" onSubmit=${save}>
-      <label for="loss-limit">Loss limit a session (empty: none)</label>
+      <label for="loss-limit">Loss limit per session (empty: none)</label>
       <input id="loss-limit" inputmode="decimal" pattern="\\d{1,7}(\\.\\d{1,2})?" placeholder="none" value=${form.loss} onInput=${field("loss")} />
-      <label for="session-minutes">Time limit a session, in minutes (empty: none)</label>
+      <label for="session-minutes">Time limit per session, in minutes (empty: none)</label>
       <input id="session-minutes" type="number" min="5" max="1440" placeholder="none" value=${form.minutes} onInput=${field("minutes")} />
       <label for="reality-minutes">Reality check every (minutes)</label>
       <input id="reality-minutes" type="number" min="5" max="240" required value=${form.reality} onInput=${field("reality")} />
