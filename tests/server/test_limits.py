@@ -285,6 +285,39 @@ def test_self_exclusion_lasts_six_months_at_least_and_the_player_cannot_undo_it(
         log_in(client, "ann")
 
 
+def test_past_the_session_time_limit_the_table_refuses_new_bets(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        wanted = {"loss_limit": None, "session_minutes": 5, "reality_check_minutes": 60}
+        assert client.put("/api/limits", json=wanted, headers=bearer(token)).is_success
+        clock.now += 4 * 60
+        with authenticated(client, "rws", token) as socket:
+            clock.now += 61
+            bet(socket, 1, "25", "b1")
+            refused = receive_until(socket, "error")
+        assert refused["code"] == "session_time_limit" and refused["key"] == "b1"
+        assert refused["message"] == (
+            "bet refused: this session has lasted 0 h 05 min, and your session-time limit "
+            "is 5 minutes; a new session starts after 30 minutes away"
+        )
+        assert client.get("/api/me", headers=bearer(token)).json()["balance"] == "1000.00"
+        assert client.get("/api/tables/rws").json()["bets"] == []
+
+
+def test_a_disabled_account_is_told_so_only_with_the_right_password(
+    db_url: str, clock: Clock, engine: sqlalchemy.Engine
+) -> None:
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        with engine.begin() as conn:
+            assert accounts.disable(conn, "ann", now=datetime.fromtimestamp(clock.now, UTC))
+        assert client.get("/api/me", headers=bearer(token)).status_code == 401
+        refused = client.post("/api/sessions", json={"name": "ann", "password": PASSWORD})
+        assert refused.status_code == 403 and refused.json()["error"] == "account_disabled"
+        wrong = client.post("/api/sessions", json={"name": "ann", "password": "not-it-at-all"})
+        assert wrong.status_code == 401 and wrong.json()["error"] == "login_failed"
+
+
 # -- the rules, one by one, on the database ---------------------------------------------------
 
 
