@@ -8,16 +8,17 @@ page's.  After :data:`AWAY` without a request the next login starts a new one.
 
 Its money is read from the ledger: every movement of the player's account after the
 session's *mark* (the newest transaction when it started).  The reality check is due
-one interval (the player's choice, :mod:`croupier.server.limits`) after the session
-started or after the check he last acknowledged.
+one interval (the player's choice, :mod:`croupier.server.limits`) after the start of
+its clock: the session's start, moved on by whole intervals as he acknowledges each check
+(:func:`next_reality_check`).
 
 >>> from datetime import UTC
 >>> interval = timedelta(minutes=60)
 >>> start = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
->>> next_reality_check(start, interval, acknowledged_at=start + timedelta(minutes=61))
-datetime.datetime(2026, 1, 1, 14, 0, tzinfo=datetime.timezone.utc)
->>> next_reality_check(start, interval, acknowledged_at=start + timedelta(minutes=185))
-datetime.datetime(2026, 1, 1, 16, 0, tzinfo=datetime.timezone.utc)
+>>> next_reality_check(start, interval, acknowledged_at=start + timedelta(minutes=61))  # due 14:00
+datetime.datetime(2026, 1, 1, 13, 0, tzinfo=datetime.timezone.utc)
+>>> next_reality_check(start, interval, acknowledged_at=start + timedelta(minutes=185))  # 16:00
+datetime.datetime(2026, 1, 1, 15, 0, tzinfo=datetime.timezone.utc)
 """
 
 from __future__ import annotations

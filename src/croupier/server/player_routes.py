@@ -196,7 +196,7 @@ def add_player_routes(
             raise invalid(error) from None
         return limits_out(changed, moment)
 
-    @app.post("/api/limits/confirm", responses=errors)
+    @app.post("/api/limits/confirm", responses={**errors, 409: {"model": ErrorOut}})
     def confirm_limits(user: CurrentUser) -> LimitsOut:
         """Confirm the raised limits whose cooling-off period is over."""
         moment = now()
