@@ -81,4 +81,6 @@ EOF
 kill "$server"
 wait "$server" || true
 step ledger check && "$croupier" ledger check --db "sqlite:///$work/smoke.db"
+step accounts && printf 'a dealer password\n' | "$croupier" accounts create dee --role dealer --db "sqlite:///$work/smoke.db" \
+  && "$croupier" accounts list --db "sqlite:///$work/smoke.db" --json >/dev/null
 echo "every command ran at the lowest versions"

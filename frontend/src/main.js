@@ -2,13 +2,14 @@
 // dealer console. Routes live in the URL's hash so a reload keeps the page.
 import { html, render } from "htm/preact";
 import { signal } from "@preact/signals";
-import { api, setToken, whenExpired, getToken } from "./api.js";
-import { begin, end, setBalance, user } from "./session.js";
+import { api, whenExpired } from "./api.js";
+import { begin, end, plays, user } from "./session.js";
 import { SessionBar, Reminder } from "./components/SessionBar.js";
 import { Lobby } from "./components/Lobby.js";
 import { Login } from "./components/Login.js";
 import { TablePage } from "./components/Table.js";
 import { History, Recall } from "./components/History.js";
+import { LimitsPage } from "./components/Limits.js";
 import "./styles.css";
 
 const route = signal(location.hash);
@@ -28,7 +29,6 @@ async function logout() {
   } catch {
     // The session is gone either way.
   }
-  setToken(null);
   end();
   location.hash = "#/";
 }
@@ -36,7 +36,7 @@ async function logout() {
 function Page() {
   const [, page, id] = route.value.split("/");
   const who = user.value;
-  const needsLogin = ["history", "round", "dealer"].includes(page);
+  const needsLogin = ["history", "round", "dealer", "limits"].includes(page);
   if (page === "login" || (needsLogin && !who)) return html`<${Login} next=${page === "login" ? "#/" : route.value} />`;
   switch (page) {
     case "table": return html`<${TablePage} key=${id} id=${decodeURIComponent(id)} />`;
@@ -46,6 +46,7 @@ function Page() {
       }
       return html`<${TablePage} key=${`dealer-${id}`} id=${decodeURIComponent(id)} dealer=${true} />`;
     case "history": return html`<${History} />`;
+    case "limits": return plays.value ? html`<${LimitsPage} />` : html`<p class="error" role="alert">Limits are for players' accounts.</p>`;
     case "round": return html`<${Recall} key=${id} id=${decodeURIComponent(id)} />`;
     default: return html`<${Lobby} />`;
   }
@@ -57,13 +58,9 @@ function App() {
     <${Reminder} />`;
 }
 
-// A reload keeps the session: ask the server who we are and what we hold.
-if (getToken()) {
-  api("/api/me")
-    .then((me) => (user.value ? setBalance(me.balance) : begin(me)))
-    .catch(() => {});
-} else if (user.value) {
-  end();
-}
-
-render(html`<${App} />`, document.getElementById("root"));
+// A reload or a new tab keeps the login (the server's cookie): ask the server who we are,
+// what we hold and where the session of play stands, then show the page.
+api("/api/me")
+  .then(begin)
+  .catch(() => end())
+  .finally(() => render(html`<${App} />`, document.getElementById("root")));

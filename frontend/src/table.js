@@ -1,8 +1,7 @@
 // One table's WebSocket (docs/protocol.md): the table as the server shows it to us,
 // the events of its rounds, our actions and the server's answers.
 import { signal } from "@preact/signals";
-import { getToken } from "./api.js";
-import { setBalance } from "./session.js";
+import { setBalance, user } from "./session.js";
 
 // getRandomValues works on plain http too (randomUUID needs a secure context).
 const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -36,8 +35,8 @@ export class TableConnection {
     socket.onopen = () => {
       this.attempt = 0;
       this.status.value = "open";
-      const token = getToken();
-      if (token) socket.send(JSON.stringify({ type: "auth", token }));
+      // Signed in by the session cookie the browser sent with the socket.
+      if (user.value) socket.send(JSON.stringify({ type: "auth" }));
     };
     socket.onmessage = (message) => this.receive(JSON.parse(message.data));
     socket.onclose = (close) => {

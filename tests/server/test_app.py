@@ -103,6 +103,7 @@ def test_accounts_sessions_and_lockout(db_url: str, clock: Clock) -> None:
         token = sign_up(client, "ann")
         me = client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()
         assert me["name"] == "ann" and me["balance"] == "1000.00"  # play-money chips
+        client.cookies.clear()  # the login's session cookie: a request without it
         assert client.get("/api/me").status_code == 401
         refusals = [
             client.post("/api/sessions", json={"name": name, "password": "nope-nope"})

@@ -609,3 +609,49 @@ def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Bro
         assert site.books() == []
         ann.close()
         bob.close()
+
+
+def test_a_new_tab_keeps_the_session_and_the_server_refuses_a_bet_over_the_loss_limit(
+    rws_site: Site, browser: Browser, screenshots: Path
+) -> None:
+    """The login is the server's cookie and the session of play is the server's: a tab
+    closed and a new one opened shows the same player, balance and session net.  The
+    loss limit the player set is the server's to enforce: of two bets, the one that
+    would take his loss past it is refused with the server's message."""
+    ann = Player(browser, rws_site)
+    ann.sign_up("ann")
+    page = ann.page
+    page.click("nav >> text=Limits")
+    page.fill("#loss-limit", "30")
+    page.click("#save-limits")
+    expect_contains(page.locator("#limits-now"), "a loss limit of 30.00")
+    page.screenshot(path=str(screenshots / "limits.png"))
+    page.goto(f"{rws_site.url}/#/")
+    ann.sit_at("rws")
+    page.click("[data-spot='1:main']")
+    page.click("[data-spot='2:main']")
+    page.click("text=Place bets")
+    expect_contains(
+        page.locator(".notice"),
+        "bet of 25.00 refused: it would take your loss this session to 50.00, past your "
+        "loss limit of 30.00; you may stake up to 5.00 more this session",
+    )
+    expect_text(page.locator("#balance"), "975.00")
+    expect_text(page.locator("#net"), "-25.00")
+    assert rws_site.balance("ann") == Decimal("975.00")
+
+    page.close()  # the tab goes; the browser (and its cookie) stays
+    tab = ann.context.new_page()
+    tab.set_default_timeout(WAIT_MS)
+    tab.on("pageerror", lambda error: ann.errors.append(str(error)))
+    tab.goto(f"{rws_site.url}/#/table/rws")
+    expect_text(tab.locator("#balance"), "975.00")
+    expect_text(tab.locator("#net"), "-25.00")
+    expect_contains(tab.locator("[data-box='1']"), "ann")  # seated: the socket knows her
+    tab.locator("#logout").click()
+    expect_contains(tab.locator("header.bar"), "Log in")
+    tab.goto(f"{rws_site.url}/#/history")
+    expect_contains(tab.locator("main"), "Take a seat")  # logged out in every tab
+    assert rws_site.books() == []
+    ann.context.close()
+    assert ann.errors == []

@@ -1,6 +1,6 @@
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
-import { api, setToken } from "../api.js";
+import { api } from "../api.js";
 import { begin } from "../session.js";
 
 export function Login({ next = "#/" }) {
@@ -15,9 +15,8 @@ export function Login({ next = "#/" }) {
     try {
       const credentials = { name, password };
       if (register) await api("/api/accounts", { method: "POST", body: credentials });
-      const session = await api("/api/sessions", { method: "POST", body: credentials });
-      setToken(session.token);
-      begin(await api("/api/me"));
+      await api("/api/sessions", { method: "POST", body: credentials }); // sets the cookie
+      await begin(await api("/api/me"));
       location.hash = next;
     } catch (problem) {
       setError(problem.message);

@@ -1,11 +1,11 @@
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "../api.js";
 import { elapsed, now } from "../clock.js";
-import { amount, format, sum } from "../money.js";
-import { acknowledgeReminder, balance, net, remindersShown, startedAt, user } from "../session.js";
+import { amount } from "../money.js";
+import { acknowledgeReminder, balance, net, plays, realityCheckDue, refreshPlay, startedAt, user, wagered } from "../session.js";
 
 const HOUR_MS = 3600_000;
+const MINUTE_MS = 60_000;
 
 /** Balance, the session's net result and its time, always in view. */
 export function SessionBar({ onLogout }) {
@@ -15,9 +15,12 @@ export function SessionBar({ onLogout }) {
     <nav aria-label="pages">
       <a href="#/">Lobby</a>
       ${who && html`<a href="#/history">History</a>`}
+      ${plays.value && html`<a href="#/limits">Limits</a>`}
     </nav>
     <div class="session" aria-label="your session">
-      ${who ? html`
+      ${who && !plays.value ? html`
+        <span>${who.name} <small>(${who.role})</small></span>
+        <button type="button" id="logout" onClick=${onLogout}>Log out</button>` : who ? html`
         <span>${who.name}</span>
         <span>Balance <strong id="balance">${balance.value ?? "–"}</strong></span>
         <span>Session <strong id="net" class=${net.value && amount(net.value).lt(0) ? "down" : ""}>${net.value ?? "0.00"}</strong></span>
@@ -27,35 +30,37 @@ export function SessionBar({ onLogout }) {
   </header>`;
 }
 
-/** The money a player staked since ``since`` (stakes less refunds), from the wallet. */
-async function wageredSince(since) {
-  const moves = await api("/api/wallet/history?limit=500");
-  const recent = moves.filter((m) => Date.parse(m.at) >= since);
-  return sum(recent.filter((m) => m.kind === "stake" || m.kind === "refund").map((m) => m.amount)).neg();
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Time played in words: "1 hour", "20 minutes", "2 hours 5 minutes". */
+export function playedWords(milliseconds) {
+  const hours = Math.floor(milliseconds / HOUR_MS);
+  const minutes = Math.floor((milliseconds % HOUR_MS) / MINUTE_MS);
+  if (!hours) return plural(minutes, "minute");
+  return minutes ? `${plural(hours, "hour")} ${plural(minutes, "minute")}` : plural(hours, "hour");
 }
 
 /**
- * The reality check: each full hour of the session, the time played and the amount
- * wagered, which the player acknowledges before he plays on.
+ * The reality check: at the interval the player chose (each hour unless he chose
+ * another), the time played and the amount wagered, which he acknowledges before he
+ * plays on. Its clock is the server's, so no reload or new tab starts it again.
  */
 export function Reminder() {
   const ref = useRef(null);
   const [text, setText] = useState(null);
-  const due = user.value && startedAt.value !== null && now.value - startedAt.value >= (remindersShown.value + 1) * HOUR_MS;
+  const due = plays.value && realityCheckDue.value !== null && now.value >= realityCheckDue.value;
   useEffect(() => {
     if (!due || text) return;
-    const hours = remindersShown.value + 1;
-    wageredSince(startedAt.value)
-      .catch(() => null)
-      .then((wagered) => {
-        setText(`You have played for ${hours} hour${hours > 1 ? "s" : ""} and wagered ${wagered === null ? "(unavailable)" : format(wagered)}. ` +
-          `Your net result this session is ${net.value}.`);
-        ref.current?.showModal();
-      });
+    refreshPlay().then(() => {
+      setText(`You have played for ${playedWords(now.value - startedAt.value)} and wagered ${wagered.value ?? "(unavailable)"}. ` +
+        `Your net result this session is ${net.value}.`);
+      ref.current?.showModal();
+    });
   }, [due, text]);
   function acknowledge() {
-    acknowledgeReminder();
-    setText(null);
+    acknowledgeReminder()
+      .catch(() => {})
+      .finally(() => setText(null));
   }
   return html`<dialog ref=${ref} id="reminder" aria-labelledby="reminder-title" onClose=${acknowledge} onCancel=${(e) => e.preventDefault()}>
     <h2 id="reminder-title">Reality check</h2>

@@ -45,6 +45,9 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "serve": LazyCommand("croupier.cli.serve", "server", "Run the live table server."),
     "ledger": LazyCommand("croupier.cli.ledger", "server", "The wallet's books."),
+    "accounts": LazyCommand(
+        "croupier.cli.accounts", "server", "The site's accounts: create, list, disable."
+    ),
 }
 
 

@@ -34,11 +34,14 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, select, update
 
+from croupier.server import limits, play_sessions
 from croupier.server.db import insert_ignoring, utcnow
 from croupier.server.errors import (
+    AccountDisabled,
     InvalidCredentials,
     LoginFailed,
     NameTaken,
+    NotFound,
     SessionExpired,
 )
 from croupier.server.schema import ROLES, sessions, users
@@ -48,6 +51,7 @@ __all__ = [
     "IDLE",
     "MAX_BACKOFF",
     "MIN_PASSWORD",
+    "AccountRow",
     "AddressThrottle",
     "NewAccount",
     "User",
@@ -56,7 +60,9 @@ __all__ = [
     "check_name",
     "check_password",
     "create",
+    "disable",
     "hash_token",
+    "list_accounts",
     "login",
     "logout",
     "prepare",
@@ -78,6 +84,9 @@ _NAME = re.compile(r"[A-Za-z0-9_.-]{3,40}")
 _LOGIN_FAILED = (
     "wrong user name or password (after repeated failures, wait up to 30 seconds between tries)"
 )
+
+#: A user a login may be for: id, name, password hash, backoff, disabled.
+_Candidate = sqlalchemy.Row[Any, Any, Any, Any, Any]
 
 _hasher = PasswordHasher()  # argon2id with the library's (RFC 9106) memory-hard defaults
 
@@ -208,15 +217,19 @@ def backoff(failures: int) -> timedelta:
     return min(MAX_BACKOFF, timedelta(seconds=2 ** min(failures - FREE_FAILURES - 1, 16)))
 
 
-def _candidate(
-    conn: sqlalchemy.Connection, name: str, now: datetime
-) -> sqlalchemy.Row[Any, Any, Any] | None:
+def _candidate(conn: sqlalchemy.Connection, name: str, now: datetime) -> _Candidate | None:
     """The user a login may be for: ``None`` for a name that cannot be one, is not
     registered, or is waiting out its backoff (the caller cannot tell which)."""
     if not isinstance(name, str) or _NAME.fullmatch(name) is None:
         return None
     row = conn.execute(
-        select(users.c.id, users.c.password_hash, users.c.locked_until).where(users.c.name == name)
+        select(
+            users.c.id,
+            users.c.name,
+            users.c.password_hash,
+            users.c.locked_until,
+            users.c.disabled_at,
+        ).where(users.c.name == name)
     ).one_or_none()
     if row is None or (row.locked_until is not None and now < row.locked_until):
         return None
@@ -233,9 +246,19 @@ def _count_failure(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> 
         conn.execute(update(users).where(users.c.id == user_id).values(locked_until=now + wait))
 
 
+def _admit(conn: sqlalchemy.Connection, row: _Candidate, now: datetime) -> None:
+    """Refuse a login with the right password for an account that may not play now:
+    disabled by the operator, on a break, or self-excluded (each says so: the password
+    was right, so telling him reveals nothing to a guesser)."""
+    if row.disabled_at is not None:
+        raise AccountDisabled(f"account {row.name!r} is disabled: ask the site's operator")
+    limits.check_access(conn, row.id, now)
+
+
 def _open_session(
     conn: sqlalchemy.Connection, user_id: int, now: datetime, rehashed: str | None
 ) -> str:
+    play_sessions.touch(conn, user_id, now)
     values: dict[str, object] = {"failed_logins": 0, "locked_until": None}
     if rehashed is not None:
         values["password_hash"] = rehashed
@@ -249,7 +272,7 @@ def _open_session(
     return token
 
 
-def _check(row: sqlalchemy.Row[Any, Any, Any] | None, password: str) -> bool:
+def _check(row: _Candidate | None, password: str) -> bool:
     """Verify the password: one memory-hard hash whatever the row (the same time for
     an unknown name, a wrong password and a name waiting out its backoff)."""
     if row is None:
@@ -258,7 +281,7 @@ def _check(row: sqlalchemy.Row[Any, Any, Any] | None, password: str) -> bool:
     return _verify(str(row.password_hash), password)
 
 
-def _rehash(row: sqlalchemy.Row[Any, Any, Any], password: str) -> str | None:
+def _rehash(row: _Candidate, password: str) -> str | None:
     if _hasher.check_needs_rehash(str(row.password_hash)):
         return _hasher.hash(password)
     return None
@@ -275,7 +298,10 @@ def login(conn: sqlalchemy.Connection, name: str, password: str, *, now: datetim
 
     Every refusal is the same :class:`LoginFailed`, with the same message and in the
     same time: an unknown name, a wrong password, and a name waiting out its
-    :func:`backoff` after repeated failures.  A failure is written on ``conn`` before
+    :func:`backoff` after repeated failures.  With the right password, a disabled
+    account is refused with :class:`AccountDisabled`, a player on a break or
+    self-excluded with :class:`~croupier.server.errors.OnBreak` or
+    :class:`~croupier.server.errors.SelfExcluded`.  A failure is written on ``conn`` before
     the error is raised: commit it.  :func:`sign_in` does the same with the hashing
     outside any transaction; a server uses that.
     """
@@ -286,6 +312,7 @@ def login(conn: sqlalchemy.Connection, name: str, password: str, *, now: datetim
             _count_failure(conn, row.id, now)
         raise LoginFailed(_LOGIN_FAILED)
     assert row is not None
+    _admit(conn, row, now)
     return _open_session(conn, row.id, now, _rehash(row, password))
 
 
@@ -306,6 +333,7 @@ def sign_in(engine: sqlalchemy.Engine, name: str, password: str, *, now: datetim
     assert row is not None
     rehashed = _rehash(row, password)
     with engine.begin() as conn:
+        _admit(conn, row, now)
         return _open_session(conn, row.id, now, rehashed)
 
 
@@ -349,12 +377,15 @@ def authenticate(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> U
     _aware(now)
     token_hash = hash_token(token)
     row = conn.execute(
-        select(sessions.c.last_seen, users.c.id, users.c.name, users.c.role)
+        select(sessions.c.last_seen, users.c.id, users.c.name, users.c.role, users.c.disabled_at)
         .join(users, sessions.c.user_id == users.c.id)
         .where(sessions.c.token_hash == token_hash)
     ).one_or_none()
     if row is None:
         raise SessionExpired("no such session: log in again")
+    if row.disabled_at is not None:
+        conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
+        raise SessionExpired(f"account {row.name!r} is disabled: ask the site's operator")
     if now - row.last_seen > IDLE:
         conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
         raise SessionExpired(
@@ -366,9 +397,49 @@ def authenticate(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> U
         .where(sessions.c.token_hash == token_hash)
         .values(last_seen=max(now, row.last_seen))
     )
+    play_sessions.touch(conn, row.id, now)  # the player is here: his session of play goes on
     return User(id=row.id, name=row.name, role=row.role)
 
 
 def logout(conn: sqlalchemy.Connection, token: str) -> None:
     """End a session (nothing happens if there is none)."""
     conn.execute(delete(sessions).where(sessions.c.token_hash == hash_token(token)))
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    """An account as the operator lists it."""
+
+    id: int
+    name: str
+    role: str
+    created_at: datetime
+    disabled_at: datetime | None
+
+
+def list_accounts(conn: sqlalchemy.Connection) -> list[AccountRow]:
+    """Every account, in the order they were made."""
+    rows = conn.execute(
+        select(
+            users.c.id, users.c.name, users.c.role, users.c.created_at, users.c.disabled_at
+        ).order_by(users.c.id)
+    )
+    return [AccountRow(row.id, row.name, row.role, row.created_at, row.disabled_at) for row in rows]
+
+
+def disable(conn: sqlalchemy.Connection, name: str, *, now: datetime) -> bool:
+    """Disable an account and end its logins; ``False`` if it was disabled already.
+
+    :class:`~croupier.server.errors.NotFound` if there is no such account.
+    """
+    _aware(now)
+    row = conn.execute(
+        select(users.c.id, users.c.disabled_at).where(users.c.name == name)
+    ).one_or_none()
+    if row is None:
+        raise NotFound(f"no account named {name!r}")
+    conn.execute(delete(sessions).where(sessions.c.user_id == row.id))
+    if row.disabled_at is not None:
+        return False
+    conn.execute(update(users).where(users.c.id == row.id).values(disabled_at=now))
+    return True

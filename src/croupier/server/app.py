@@ -24,6 +24,7 @@ import sqlalchemy as sa
 import starlette.websockets
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -32,16 +33,19 @@ from croupier.server import accounts, ledger, rounds_store
 from croupier.server.actor import TableActor
 from croupier.server.db import connect, migrate
 from croupier.server.errors import (
+    AccountDisabled,
     AuthError,
     InsufficientFunds,
     InvalidCredentials,
     NameTaken,
     NotFound,
+    PlayRefused,
     ServerError,
     SessionExpired,
 )
 from croupier.server.metrics import Metrics
 from croupier.server.ownership import Ownership
+from croupier.server.player_routes import add_player_routes
 from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,
     Action,
@@ -68,7 +72,7 @@ from croupier.server.schema import users
 from croupier.server.tables import default_tables, table_summary
 from croupier.server.web import add_web_routes
 
-__all__ = ["Settings", "create_app"]
+__all__ = ["SESSION_COOKIE", "Settings", "create_app"]
 
 _log = logging.getLogger("croupier.server")
 _access = logging.getLogger("croupier.access")
@@ -133,7 +137,11 @@ class AccountOut(BaseModel):
 
 
 class SessionOut(BaseModel):
-    """A session token: send it as ``Authorization: Bearer TOKEN``."""
+    """A session token: send it as ``Authorization: Bearer TOKEN``.
+
+    A browser need not: the login also sets the session cookie (HttpOnly,
+    SameSite=Strict), which every request and table socket of the site then carries.
+    """
 
     token: str
     idle_timeout_seconds: int
@@ -196,6 +204,12 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut},
     404: {"model": ErrorOut},
 }
+
+#: The cookie that carries the session token for a browser: HttpOnly (no script reads
+#: it), SameSite=Strict (no other site's page sends it, so it cannot forge a request or
+#: open a table socket in the player's name), Secure when the site is served over https,
+#: and without an expiry date: it lasts until the browser closes, across tabs.
+SESSION_COOKIE = "croupier_session"
 
 
 class HttpError(Exception):
@@ -413,6 +427,14 @@ class Hub:
         """A session ended here (a logout): no command is taken on it from now on."""
         self._sessions.pop(token, None)
 
+    def forget_user(self, user_id: int) -> None:
+        """Every session of a user ended here (a break, self-exclusion): his sockets'
+        commands are asked of the database again, and refused there."""
+        for connection in [c for table in self.connections.values() for c in table]:
+            user = connection.user
+            if user is not None and user.id == user_id and connection.token is not None:
+                self._sessions.pop(connection.token, None)
+
     def read_session(self, token: str, now: float) -> accounts.User:
         """The token's user, the session marked as used (blocking: a worker thread)."""
         with self.engine.begin() as conn:
@@ -480,14 +502,23 @@ def _utc(now: float) -> datetime:
     return datetime.fromtimestamp(now, UTC)
 
 
+def request_token(request: Request, authorization: str | None) -> str | None:
+    """The session token of a request: its bearer token, else its session cookie."""
+    if authorization:
+        if not authorization.startswith("Bearer "):
+            raise HttpError(401, "unauthenticated", "send Authorization: Bearer TOKEN")
+        return authorization.removeprefix("Bearer ").strip()
+    return request.cookies.get(SESSION_COOKIE) or None
+
+
 def current_user(
     request: Request, authorization: Annotated[str | None, Header()] = None
 ) -> tuple[accounts.User, str]:
-    """The user of the request's bearer token, and the token."""
+    """The user of the request's bearer token (or session cookie), and the token."""
     hub: Hub = request.app.state.hub
-    if not authorization or not authorization.startswith("Bearer "):
-        raise HttpError(401, "unauthenticated", "send Authorization: Bearer TOKEN")
-    token = authorization.removeprefix("Bearer ").strip()
+    token = request_token(request, authorization)
+    if not token:
+        raise HttpError(401, "unauthenticated", "log in first: send Authorization: Bearer TOKEN")
     try:
         with hub.engine.begin() as conn:
             return accounts.authenticate(conn, token, now=_utc(hub.now())), token
@@ -577,11 +608,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(
             error.status_code, "error"
         )
+        headers = dict(getattr(error, "headers", None) or {})
+        if error.status_code == 405:
+            # Starlette names the methods of the first route on the path; a path with a
+            # route per method (GET and PUT /api/limits) allows them all.
+            headers["Allow"] = ", ".join(allowed_methods(request.url.path))
         return JSONResponse(
             status_code=error.status_code,
             content={"error": code, "message": str(error.detail)},
-            headers=getattr(error, "headers", None),
+            headers=headers or None,
         )
+
+    def allowed_methods(path: str) -> list[str]:
+        methods: set[str] = set()
+        for route in app.routes:
+            if isinstance(route, APIRoute) and route.path_regex.fullmatch(path):
+                methods |= route.methods or set()
+        return sorted(methods)
 
     def account_out(user: accounts.User) -> AccountOut:
         with engine.begin() as conn:
@@ -639,12 +682,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HttpError(400, "invalid_account", str(error)) from None
         return account_out(accounts.User(id=user_id, name=credentials.name, role="player"))
 
-    @app.post("/api/sessions", status_code=201, responses=_ERRORS)
-    def sign_in(credentials: Credentials, request: Request) -> SessionOut:
-        """Log in: a session token, which expires after 30 idle minutes.
+    @app.post("/api/sessions", status_code=201, responses={**_ERRORS, 403: {"model": ErrorOut}})
+    def sign_in(credentials: Credentials, request: Request, response: Response) -> SessionOut:
+        """Log in: a session token, which expires after 30 idle minutes, also set as
+        the session cookie.
 
-        Every refusal is the same 401 ``login_failed``: an unknown name, a wrong
-        password, a name or an address that must wait before trying again.
+        Every refusal of the name or password is the same 401 ``login_failed``: an
+        unknown name, a wrong password, a name or an address that must wait before
+        trying again.  With the right password, 403 ``account_disabled``,
+        ``on_break`` or ``self_excluded`` says why the account may not play now.
         """
         now = hub.now()
         address = request.client.host if request.client is not None else "unknown"
@@ -658,17 +704,41 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             except AuthError:
                 throttle.failed(address, now)
                 raise
+        except AccountDisabled as error:
+            raise HttpError(403, "account_disabled", str(error)) from None
         except AuthError as error:
             raise HttpError(401, "login_failed", str(error)) from None
+        except PlayRefused as error:
+            raise HttpError(403, error.code, str(error)) from None
+        response.set_cookie(
+            SESSION_COOKIE,
+            token,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
         return SessionOut(token=token, idle_timeout_seconds=int(accounts.IDLE.total_seconds()))
 
     @app.delete("/api/sessions/current", status_code=204, responses=_ERRORS)
-    def sign_out(user: CurrentUser) -> Response:
-        """Log out."""
-        hub.forget_session(user[1])
-        with engine.begin() as conn:
-            accounts.logout(conn, user[1])
-        return Response(status_code=204)
+    def sign_out(
+        request: Request, authorization: Annotated[str | None, Header()] = None
+    ) -> Response:
+        """Log out: the session ends and its cookie is cleared (an ended one too)."""
+        token = request_token(request, authorization)
+        if token:
+            hub.forget_session(token)
+            with engine.begin() as conn:
+                accounts.logout(conn, token)
+        response = Response(status_code=204)
+        response.delete_cookie(
+            SESSION_COOKIE,
+            path="/",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return response
 
     @app.get("/api/me", responses=_ERRORS)
     def me(user: CurrentUser) -> AccountOut:
@@ -694,6 +764,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
             for move in moves
         ]
+
+    add_player_routes(app, engine, hub.now, hub.forget_user)
 
     @app.get("/api/tables")
     async def tables() -> list[TableOut]:
@@ -856,13 +928,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.send(connection, {"type": "pong"})
             return
         if isinstance(message, Auth):
+            # A token in the message, else the session cookie the socket was opened with.
+            token = message.token or connection.socket.cookies.get(SESSION_COOKIE)
+            if not token:
+                await error(
+                    connection, "session_expired", "no session: log in, then send auth again"
+                )
+                return
             try:
-                signed = await asyncio.to_thread(hub.read_session, message.token, now)
+                signed = await asyncio.to_thread(hub.read_session, token, now)
             except SessionExpired as problem:
                 await error(connection, "session_expired", str(problem))
                 return
             connection.user = signed
-            connection.token = message.token
+            connection.token = token
             hub._ids[signed.name] = signed.id
             dealer = signed.role in ("dealer", "admin")
 
@@ -956,6 +1035,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         except InsufficientFunds as problem:
             await error(connection, "insufficient_funds", str(problem), message_key(message))
+            return
+        except PlayRefused as problem:
+            await error(connection, problem.code, str(problem), message_key(message))
             return
         except (CroupierError, ServerError) as problem:
             await error(connection, "illegal", str(problem), message_key(message))

@@ -11,18 +11,25 @@ True
 from __future__ import annotations
 
 __all__ = [
+    "AccountDisabled",
     "AuthError",
     "IdempotencyConflict",
     "InsufficientFunds",
     "InvalidAmount",
     "InvalidCredentials",
+    "InvalidLimit",
     "LedgerError",
     "LoginFailed",
+    "LossLimitReached",
     "NameTaken",
     "NotFound",
+    "OnBreak",
+    "PlayRefused",
     "RoundError",
+    "SelfExcluded",
     "ServerError",
     "SessionExpired",
+    "SessionTimeLimitReached",
 ]
 
 
@@ -72,3 +79,46 @@ class NameTaken(AuthError):
 
 class InvalidCredentials(AuthError, ValueError):
     """A user name, password or role that breaks the registration rules."""
+
+
+class AccountDisabled(AuthError):
+    """An account the operator has disabled: it cannot log in or play."""
+
+
+class InvalidLimit(ServerError, ValueError):
+    """A loss limit, session-time limit, reality-check interval, break or exclusion
+    outside what the site accepts."""
+
+
+class PlayRefused(ServerError):
+    """Play the player's own limits or exclusions forbid; ``code`` names which.
+
+    >>> LossLimitReached("x").code, issubclass(SelfExcluded, PlayRefused)
+    ('loss_limit', True)
+    """
+
+    code = "play_refused"
+
+
+class LossLimitReached(PlayRefused):
+    """A stake that would take the session's loss past the player's loss limit."""
+
+    code = "loss_limit"
+
+
+class SessionTimeLimitReached(PlayRefused):
+    """A new bet after the session has lasted as long as the player's time limit."""
+
+    code = "session_time_limit"
+
+
+class OnBreak(PlayRefused):
+    """Login or play during a break the player chose (a time-out)."""
+
+    code = "on_break"
+
+
+class SelfExcluded(PlayRefused):
+    """Login or play while the player is self-excluded."""
+
+    code = "self_excluded"

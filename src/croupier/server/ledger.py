@@ -57,10 +57,12 @@ __all__ = [
     "history",
     "house_account",
     "issuer_account",
+    "last_transaction",
     "player_account",
     "refund",
     "round_account",
     "round_stakes",
+    "session_totals",
     "stake",
     "to_units",
 ]
@@ -630,6 +632,48 @@ def history(conn: sqlalchemy.Connection, user_id: int, limit: int = 50) -> list[
         )
         for row in rows
     ]
+
+
+def last_transaction(conn: sqlalchemy.Connection) -> int:
+    """The id of the newest transaction (0 when there is none): a mark in the books
+    after which a session's money is counted (:func:`session_totals`)."""
+    newest = conn.execute(select(func.max(transactions.c.id))).scalar_one_or_none()
+    return int(newest or 0)
+
+
+#: The movements of a round: what a player staked, had back, and won or lost.
+_PLAY_KINDS = ("stake", "refund", "settle", "void")
+#: Of those, the ones that stake money or give stakes back without a result.
+_WAGER_KINDS = ("stake", "refund", "void")
+
+
+def session_totals(
+    conn: sqlalchemy.Connection, user_id: int, after: int
+) -> tuple[Decimal, Decimal]:
+    """A player's net result and amount wagered in the transactions after ``after``.
+
+    The net counts money on the table as gone until it comes back (a stake moves it off
+    the balance), so it is what the player's balance has gained or lost by play; chips
+    granted are not play.  The amount wagered is what he staked, less the bets returned
+    to him unplayed (withdrawn before "No more bets", or a void round).
+    """
+    account = _find_account(conn, "player", str(user_id))
+    if account is None:
+        return Decimal("0.00"), Decimal("0.00")
+    rows = conn.execute(
+        select(transactions.c.kind, func.sum(legs.c.amount).label("total"))
+        .join(transactions, legs.c.transaction_id == transactions.c.id)
+        .where(
+            legs.c.account_id == account,
+            legs.c.transaction_id > after,
+            transactions.c.kind.in_(_PLAY_KINDS),
+        )
+        .group_by(transactions.c.kind)
+    ).all()
+    by_kind = {row.kind: int(row.total) for row in rows}
+    net = sum(by_kind.values())
+    wagered = -sum(by_kind.get(kind, 0) for kind in _WAGER_KINDS)
+    return from_units(net), from_units(wagered)
 
 
 # -- reconciliation ----------------------------------------------------------------

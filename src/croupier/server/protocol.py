@@ -57,10 +57,11 @@ class _Message(BaseModel):
 
 
 class Auth(_Message):
-    """Sign this connection in with a session token."""
+    """Sign this connection in with a session token, or without one with the session
+    cookie the browser sent when it opened the socket."""
 
     type: Literal["auth"]
-    token: str = Field(min_length=1, max_length=200)
+    token: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 class Ping(_Message):

@@ -38,7 +38,7 @@ from croupier.inputs import apply_input
 from croupier.presets import find_preset
 from croupier.round import Phase, Round
 from croupier.rules import Rules
-from croupier.server import ledger, rounds_store
+from croupier.server import ledger, limits, rounds_store
 from croupier.server.errors import ServerError
 from croupier.shoe import CompositionCheck, DealerEntry, ShoeExhausted
 
@@ -404,6 +404,7 @@ class TableRuntime:
                 is answered with its first outcome instead).
             InsufficientFunds: the player's balance does not cover the money it puts on
                 the table.
+            PlayRefused: the player's own limits, break or exclusion forbid the stake.
             CroupierError: the engine refused it (its typed error names why).
         """
         if op not in OPS or (not system and op in SYSTEM_OPS):
@@ -496,10 +497,15 @@ class TableRuntime:
             else:
                 on_table = ledger.round_stakes(conn, round_id)
             wanted = {ids[name]: amount for name, amount in staked.items()}
+            op = record["inputs"][-1]["op"]
+            moment = datetime.fromtimestamp(now, UTC)
             # Every player with money on the table, or who had some (a withdrawn bet).
             for user in sorted(set(wanted) | set(on_table)):
                 delta = wanted.get(user, Decimal(0)) - on_table.get(user, Decimal(0))
                 if delta > 0:
+                    # The player's own limits hold every stake (PlayRefused: nothing
+                    # of this input is written).
+                    limits.check_stake(conn, user, delta, new_bet=op == "bet", now=moment)
                     rounds_store.join_round(conn, round_id, user, ledger.balance(conn, user))
                     ledger.stake(
                         conn,

@@ -4,8 +4,9 @@ The migrations in ``croupier/server/migrations`` create exactly these tables; a 
 checks that a migrated database reflects back to this metadata.  Money columns hold
 integers of minor units (see :data:`croupier.server.ledger.UNIT`).
 
->>> sorted(metadata.tables)
-['accounts', 'legs', 'round_inputs', 'round_players', 'rounds', 'sessions', 'transactions', 'users']
+>>> sorted(metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
+['accounts', 'legs', 'play_sessions', 'player_limits', 'round_inputs', 'round_players',
+ 'rounds', 'sessions', 'transactions', 'users']
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ __all__ = [
     "accounts",
     "legs",
     "metadata",
+    "play_sessions",
+    "player_limits",
     "round_inputs",
     "round_players",
     "rounds",
@@ -108,6 +111,9 @@ users = Table(
     Column("failed_logins", Integer, nullable=False, server_default="0"),
     Column("locked_until", UTCDateTime(), nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),
+    #: When the operator disabled the account (``croupier accounts disable``); it can
+    #: then neither log in nor play.
+    Column("disabled_at", UTCDateTime(), nullable=True),
     _one_of("role", ROLES, "role"),
 )
 
@@ -193,4 +199,44 @@ round_players = Table(
     Column("balance_before", BigInteger, nullable=False),
     Column("balance_after", BigInteger, nullable=True),
     PrimaryKeyConstraint("round_id", "user_id"),
+)
+
+#: A player's session of play: from his first login until he has been away for the
+#: login sessions' idle time.  Logging in again or opening another tab continues it.
+#: Its money (net, wagered) is read from the ledger after ``ledger_mark``, the last
+#: transaction before it started; ``reality_check_at`` starts the reality-check clock.
+play_sessions = Table(
+    "play_sessions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "user_id",
+        Integer,
+        ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("started_at", UTCDateTime(), nullable=False),
+    Column("last_active_at", UTCDateTime(), nullable=False),
+    Column("ledger_mark", BigInteger, nullable=False, server_default="0"),
+    Column("reality_check_at", UTCDateTime(), nullable=False),
+)
+
+#: The limits a player set himself, and his breaks and exclusion.  A raised limit waits
+#: in ``pending_*`` until its ``pending_*_from`` time (the cooling-off period); a
+#: ``pending_*_from`` with a null value raises to no limit.  Money in minor units.
+player_limits = Table(
+    "player_limits",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("loss_limit", BigInteger, nullable=True),
+    Column("pending_loss_limit", BigInteger, nullable=True),
+    Column("pending_loss_limit_from", UTCDateTime(), nullable=True),
+    Column("session_minutes", Integer, nullable=True),
+    Column("pending_session_minutes", Integer, nullable=True),
+    Column("pending_session_minutes_from", UTCDateTime(), nullable=True),
+    Column("reality_check_minutes", Integer, nullable=False, server_default="60"),
+    Column("break_until", UTCDateTime(), nullable=True),
+    Column("excluded_until", UTCDateTime(), nullable=True),
+    Column("updated_at", UTCDateTime(), nullable=False),
 )
