@@ -273,18 +273,20 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     ann.sit_at("live")
     bob.sit_at("live")
 
-    # Bets: chips on the spots, then Place bets; the money leaves the balance at once.
+    # Bets: each chip is a bet as it lands; the money leaves the balance at once.
     ann.chip("25.00")
     ann.page.click("[data-spot='1:main']")
     ann.chip("5.00")
     ann.page.click("[data-spot='1:perfect_pairs']")
-    ann.page.click("text=Place bets")
     expect_text(ann.page.locator("#balance"), "970.00")
     bob.chip("25.00")
     bob.page.click("[data-spot='2:main']")
     bob.page.click("[data-spot='2:main']")
-    bob.page.keyboard.press("Enter")  # Place bets
     expect_text(bob.page.locator("#balance"), "950.00")
+    # Both confirm: the deal starts once the last of them has.
+    ann.page.click("text=Place bets")
+    expect_contains(ann.page.locator(".notice"), "Bets accepted: 30.00")
+    bob.page.keyboard.press("Enter")  # Place bets
 
     # The deal: an Ace up; insurance is offered to each player; the hole card face down.
     expect_contains(ann.page.locator(".offer"), "Insure")
@@ -318,7 +320,7 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     expect_contains(bob.page.locator("[data-box='2'] .total"), "20 · doubled")
     expect_contains(watcher.page.locator(".dealer .total"), "17")
     assert_balances(live_site, {ann: "1137.50", bob: "1100.00"})
-    expect_text(ann.page.locator("#net"), "137.50")
+    expect_text(ann.page.locator("#net"), "+137.50")  # the session's net with its sign
 
     # The watcher was never sent the hole card before the dealer turned it over.
     assert_hole_card_sent_only_when_revealed(watcher.frames, LIVE_HOLE_1)
@@ -326,12 +328,12 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     # Round 2: Rebet puts last round's bets back (25 and 5 on Perfect Pairs; bob 50).
     ann.page.wait_for_selector("[data-spot='1:main']:not([disabled])")
     ann.page.keyboard.press("b")
-    ann.page.click("text=Place bets")
     bob.page.wait_for_selector("[data-spot='2:main']:not([disabled])")
     bob.page.click("text=Rebet")
-    bob.page.click("text=Place bets")
     expect_text(ann.page.locator("#balance"), "1107.50")
     expect_text(bob.page.locator("#balance"), "1050.00")
+    ann.page.click("text=Place bets")
+    bob.page.click("text=Place bets")
     expect_contains(ann.page.locator(".actions"), "Stand")
     ann.page.keyboard.press("s")
     expect_contains(bob.page.locator(".actions"), "Stand")
@@ -370,25 +372,24 @@ def test_a_newcomer_plays_with_the_keyboard_and_reloads_in_the_middle_of_a_round
     page.click("[data-spot='1:main']")  # the smallest chip is picked to start: 25.00
     page.click("[data-spot='1:main']")
     page.keyboard.press("u")  # undo the second chip
-    expect_contains(page.locator("[data-spot='1:main']"), "+25.00")
+    expect_contains(page.locator("[data-spot='1:main']"), "25.00")
+    expect_text(page.locator("#balance"), "975.00")  # the chip is a bet as it lands
     page.keyboard.press("Enter")
-    expect_text(page.locator("#balance"), "975.00")
-    expect_contains(page.locator(".offer"), "Surrender")
+    expect_contains(page.locator(".notice"), "Bets accepted: 25.00")
+    # Surrender is offered before any third card (RWS v5 3.16), beside Hit and Stand.
+    expect_contains(page.locator(".actions"), "Surrender (R)")
     assert page.locator(".dealer .card").count() == 1  # no hole card is dealt
 
     page.reload()
-    expect_contains(page.locator(".offer"), "Surrender")
+    expect_contains(page.locator(".actions"), "Surrender (R)")
     expect_text(page.locator("#balance"), "975.00")
     expect_text(page.locator("#net"), "-25.00")  # the session survives the reload
+    expect_contains(page.locator(".log"), "Box 1: 7H")  # and so does the table's log
     expect_contains(page.locator("[data-box='1'] .total"), "17")
-    page.keyboard.press("n")
-    expect_contains(page.locator(".actions"), "Stand (S)")
-    page.reload()
-    expect_contains(page.locator(".actions"), "Stand (S)")
     assert page.locator("[data-box='1'] .card").count() == 2
-    page.keyboard.press("s")
+    page.keyboard.press("s")  # plays on: declines the surrender and stands
     expect_text(page.locator("#balance"), "1025.00")  # the dealer busts
-    expect_text(page.locator("#net"), "25.00")
+    expect_text(page.locator("#net"), "+25.00")
     assert rws_site.balance("ann") == Decimal("1025.00")
     ann.close()
 
@@ -409,33 +410,33 @@ def test_bad_input_on_the_page_gets_a_clear_message_and_changes_nothing(
 
     page.keyboard.press("Enter")  # Place bets, with nothing on the layout
     expect_contains(page.locator(".notice"), "Put chips on a betting spot first")
+    page.keyboard.press("h")
+    expect_contains(page.locator(".notice"), "There is no hand to play now.")
+
+    # bob holds box 3; the server refuses ann's chip there and says why.
+    bob.page.locator("[data-box='3']").get_by_role("button", name="Sit").click()
+    expect_contains(page.locator("[data-box='3'] .holder"), "bob")
+    ann.chip("5.00")
+    page.click("[data-spot='3:main']")
+    expect_contains(page.locator(".notice"), "box 3 is taken by bob; bet behind once bob has bet")
 
     ann.chip("500.00")
     page.click("[data-spot='1:perfect_pairs']")
+    expect_contains(page.locator("[data-spot='1:perfect_pairs']"), "500.00")
     page.click("[data-spot='1:perfect_pairs']")
     expect_contains(
         page.locator(".notice"),
         "Box 1: a Perfect Pairs bet of 1000.00 is over the table's maximum of 500.00.",
     )
-    expect_contains(page.locator("[data-spot='1:perfect_pairs']"), "+500.00")
-    page.keyboard.press("c")  # clear
+    page.keyboard.press("c")  # clear: the chips come back off the layout
+    expect_text(page.locator("#balance"), "1000.00")
 
     ann.chip("1000.00")
     page.click("[data-spot='1:main']")
+    expect_text(page.locator("#balance"), "0.00")
     page.click("[data-spot='2:main']")
-    expect_contains(page.locator(".notice"), "does not cover 2000.00")
-
-    page.keyboard.press("h")
-    expect_contains(page.locator(".notice"), "There is no hand to play now.")
-
-    # bob holds box 3; the server refuses ann's bet there and says why.
-    bob.page.locator("[data-box='3']").get_by_role("button", name="Sit").click()
-    expect_contains(page.locator("[data-box='3'] .holder"), "bob")
+    expect_contains(page.locator(".notice"), "Your balance of 0.00 does not cover 1000.00")
     page.keyboard.press("c")
-    ann.chip("5.00")
-    page.click("[data-spot='3:main']")
-    page.click("text=Place bets")
-    expect_contains(page.locator(".notice"), "box 3 is taken by bob; bet behind once bob has bet")
     expect_text(page.locator("#balance"), "1000.00")
     assert live_site.balance("ann") == Decimal("1000.00")
     assert live_site.books() == []
@@ -474,9 +475,14 @@ def test_the_rules_the_strategy_chart_and_the_hint(live_site: Site, browser: Bro
     table (live rules: Perfect Pairs 25/12/6, 21+3 100/40/30/10/5), the basic strategy
     chart for the table's rules, and the hint of the basic strategy's choice."""
     ann = Player(browser, live_site)
+    asked: list[str] = []
+    ann.page.on("request", lambda request: asked.append(request.url))
     ann.sign_up("ann")
     ann.sit_at("live")
     page = ann.page
+    expect_contains(page.locator(".timer"), "Place your bets")
+    # The chart (the page's largest read) is fetched only when it is opened.
+    assert not [url for url in asked if url.endswith("/strategy")]
     page.click("text=Rules")
     panel = page.locator("dialog.rules-panel")
     expect_contains(panel, "Live Blackjack Game Rules")
@@ -491,7 +497,9 @@ def test_the_rules_the_strategy_chart_and_the_hint(live_site: Site, browser: Bro
     page.keyboard.press("Escape")
     page.click("text=Strategy chart")
     chart = page.locator("dialog.strategy-panel svg")
+    chart.wait_for()
     assert chart.count() == 1
+    assert len([url for url in asked if url.endswith("/strategy")]) == 1
     page.keyboard.press("Escape")
 
     page.check("text=Show hint")
@@ -528,13 +536,28 @@ def test_the_dealer_console_is_for_dealers_and_deals_a_physical_shoe(
         page.click("button:text('Log in')")
         expect_contains(page.locator("main"), "Tables")  # signed in, back at the lobby
         page.goto(f"{site.url}/#/dealer/pit")
-        expect_contains(page.locator(".dealer-console"), "The table waits for the next card.")
+        # The console says whose card is next (RWS v5: box by box, then the dealer).
+        expect_contains(page.locator(".dealer-console"), "The table waits for the next card: box 1.")
         page.fill("#card", "ZZ")
         page.click("text=Enter card")
         expect_contains(page.locator(".notice"), "ZZ")
         page.fill("#card", "10S")
         page.keyboard.press("Enter")
         expect_contains(ann.page.locator("[data-box='1']"), "10")
+        expect_contains(page.locator(".dealer-console"), "next card: the dealer.")
+        expect_contains(page.get_by_label("Next card, for the dealer"), "")
+
+        # A technical interruption and the cut card are asked to be confirmed first.
+        page.click("text=Technical interruption")
+        confirm = page.locator("dialog.confirm")
+        expect_contains(confirm, "Record a technical interruption?")
+        confirm.get_by_role("button", name="Cancel").click()
+        expect_contains(page.locator(".dealer-console"), "next card: the dealer.")  # untouched
+        page.click("text=Cut card out")
+        expect_contains(confirm, "The shoe is shuffled after this round.")
+        confirm.get_by_role("button", name="Cut card is out").click()
+        assert confirm.count() == 0
+        assert "Technical interruption" not in ann.page.locator(".log").inner_text()
         page.fill("#reason", "card exposed")
         page.click("text=Void round")
         expect_contains(ann.page.locator(".log"), "Round void: card exposed")
@@ -557,8 +580,7 @@ def test_the_table_fits_a_phone_and_a_large_screen(
     page = player.page
     page.click("[data-spot='1:main']")
     page.click("text=Place bets")
-    expect_contains(page.locator(".offer"), "Surrender")
-    page.keyboard.press("n")
+    expect_contains(page.locator(".actions"), "Surrender")
     expect_contains(page.locator(".actions"), "Stand")
     overflow = page.evaluate(
         "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
@@ -585,17 +607,16 @@ def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Bro
         ann.sit_at("rws")
         bob.sit_at("rws")
         ann.page.click("[data-spot='1:main']")
-        ann.page.click("text=Place bets")
         behind = bob.page.locator("[data-spot='1:main']")
         expect_contains(behind, "Bet behind")
         behind.click()
-        bob.page.click("text=Place bets")
         expect_text(bob.page.locator("#balance"), "975.00")
-        expect_contains(ann.page.locator(".offer"), "Surrender")
-        assert bob.page.locator(".offer").count() == 0  # the box's decisions are ann's
-        ann.page.keyboard.press("n")
+        bob.page.click("text=Place bets")
+        ann.page.click("text=Place bets")
+        expect_contains(ann.page.locator(".actions"), "Surrender (R)")
+        assert bob.page.locator(".actions").count() == 0  # the box's decisions are ann's
         expect_contains(ann.page.locator(".actions"), "Split (P)")
-        ann.page.keyboard.press("p")
+        ann.page.keyboard.press("p")  # declines the surrender and splits
         expect_contains(bob.page.locator(".offer"), "follow")
         bob.page.keyboard.press("f")
         expect_text(bob.page.locator("#balance"), "950.00")

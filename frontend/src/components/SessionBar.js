@@ -2,7 +2,7 @@ import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { elapsed, now } from "../clock.js";
-import { amount, format, sum } from "../money.js";
+import { amount, format, signed, sum } from "../money.js";
 import { acknowledgeReminder, balance, net, remindersShown, startedAt, user } from "../session.js";
 
 const HOUR_MS = 3600_000;
@@ -20,7 +20,7 @@ export function SessionBar({ onLogout }) {
       ${who ? html`
         <span>${who.name}</span>
         <span>Balance <strong id="balance">${balance.value ?? "–"}</strong></span>
-        <span>Session <strong id="net" class=${net.value && amount(net.value).lt(0) ? "down" : ""}>${net.value ?? "0.00"}</strong></span>
+        <span>Session <strong id="net" class=${net.value && amount(net.value).lt(0) ? "down" : net.value && amount(net.value).gt(0) ? "up" : ""}>${signed(net.value ?? "0.00")}</strong></span>
         <span>Time <strong id="clock" role="timer">${elapsed(now.value - (startedAt.value ?? now.value))}</strong></span>
         <button type="button" id="logout" onClick=${onLogout}>Log out</button>` : html`<a class="button" href="#/login">Log in</a>`}
     </div>
@@ -49,7 +49,7 @@ export function Reminder() {
       .catch(() => null)
       .then((wagered) => {
         setText(`You have played for ${hours} hour${hours > 1 ? "s" : ""} and wagered ${wagered === null ? "(unavailable)" : format(wagered)}. ` +
-          `Your net result this session is ${net.value}.`);
+          `Your net result this session is ${signed(net.value ?? "0.00")}.`);
         ref.current?.showModal();
       });
   }, [due, text]);
