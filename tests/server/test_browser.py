@@ -537,7 +537,8 @@ def test_the_dealer_console_is_for_dealers_and_deals_a_physical_shoe(
         expect_contains(page.locator("main"), "Tables")  # signed in, back at the lobby
         page.goto(f"{site.url}/#/dealer/pit")
         # The console says whose card is next (RWS v5: box by box, then the dealer).
-        expect_contains(page.locator(".dealer-console"), "The table waits for the next card: box 1.")
+        console = page.locator(".dealer-console")
+        expect_contains(console, "The table waits for the next card: box 1.")
         page.fill("#card", "ZZ")
         page.click("text=Enter card")
         expect_contains(page.locator(".notice"), "ZZ")
@@ -630,3 +631,166 @@ def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Bro
         assert site.books() == []
         ann.close()
         bob.close()
+
+
+#: Four rounds at RWS v5 (no hole card), ann alone on box 1 with 25.00 each time: a win
+#: (17 against the dealer's 6 9 K), a blackjack (A K against a 9: paid 3 to 2 at once),
+#: a loss (16 against 10 8) and a push (17 against 7 Q).
+FOUR_ROUNDS = "10S 6D 7H 9C KD  AS 9S KS  10C 10H 6S 8D  10D 7H 7D QH"
+
+
+def test_bets_confirmed_with_enter_deal_at_once_and_each_result_is_shown(
+    tmp_path: Path, browser: Browser, screenshots: Path
+) -> None:
+    """RWS v5 5.8: with the betting clock at 60 s, each round is dealt as soon as ann
+    (alone at the table) confirms her bets, with Enter wherever the focus is on the
+    layout.  Each round ends with a banner of her net across her bets; the recent
+    results and the session's figures add up; a blackjack and a win are highlighted, a
+    push is neutral (RWS v5 3.19: blackjack pays 3 to 2)."""
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60, offer_seconds=60)
+    for site in serve(tmp_path, table, shoes={"rws": FOUR_ROUNDS}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("rws")
+        page = ann.page
+        spot = page.locator("[data-spot='1:main']")
+        banner = page.locator(".banner")
+
+        # Round 1: a chip on the spot is a bet at once; Enter on the focused spot
+        # confirms (it does not add a chip) and the deal starts.
+        spot.click()
+        expect_contains(page.locator(".layout-total"), "Your bets on the layout: 25.00")
+        expect_text(page.locator("#balance"), "975.00")
+        spot.focus()
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".notice"), "Bets accepted: 25.00")
+        expect_contains(page.locator(".actions"), "Surrender (R)")  # dealt long before 60 s
+        expect_text(page.locator("#balance"), "975.00")  # Enter added no chip
+        page.keyboard.press("s")
+        expect_contains(banner, "You win")
+        expect_contains(banner.locator(".banner-net"), "+25.00")
+        expect_contains(page.locator("[data-box='1'] .hand.won .result"), "ann: Win +25.00")
+
+        # Round 2: the chip 25 clicked after the spot keeps the focus; Enter still
+        # confirms.  A blackjack against a 9 is paid at once.
+        spot.wait_for(state="visible")
+        expect_text(spot, re.compile(r"^Bet$"))
+        spot.click()
+        ann.chip("25.00")
+        page.keyboard.press("Enter")
+        expect_contains(banner, "Blackjack!")
+        expect_contains(banner.locator(".banner-net"), "+37.50")
+        expect_contains(page.locator("[data-box='1'] .hand.blackjack"), "Blackjack")
+        settle_animations(page)
+        page.screenshot(path=str(screenshots / "table-banner.png"))
+
+        # Round 3: lost.  Round 4: a push, in a neutral colour.
+        for result, net in (("You lose", "-25.00"), ("Push", "0.00")):
+            expect_text(spot, re.compile(r"^Bet$"))
+            spot.click()
+            page.click("text=Place bets")
+            expect_contains(page.locator(".actions"), "Stand (S)")
+            page.keyboard.press("s")
+            expect_contains(banner, result)
+            expect_contains(banner.locator(".banner-net"), net)
+        assert page.locator(".banner.push").count() == 1
+        assert page.locator("[data-box='1'] .result.push").count() == 1
+
+        recent = page.locator(".recent")
+        expect_text(recent.locator(".bead"), ["W", "BJ", "L", "P"])
+        expect_text(recent.locator("[data-stat='rounds']"), "4")
+        expect_text(recent.locator("[data-stat='won']"), "2")
+        expect_text(recent.locator("[data-stat='blackjacks']"), "1")
+        expect_text(recent.locator("[data-stat='best']"), "37.50")
+        expect_text(recent.locator("[data-stat='net']"), "+37.50")
+        assert_balances(site, {ann: "1037.50"})
+        expect_text(page.locator("#net"), "+37.50")
+        recent.screenshot(path=str(screenshots / "recent-results.png"))
+
+        # A reload keeps the recent results and the table's log.
+        page.reload()
+        expect_text(page.locator(".recent .bead"), ["W", "BJ", "L", "P"])
+        expect_contains(page.locator(".log"), "Dealer has 17")
+        assert site.books() == []
+        ann.close()
+
+
+def test_chips_left_on_the_layout_at_no_more_bets_are_the_bet(
+    rws_site: Site, browser: Browser
+) -> None:
+    """RWS v5 5.8: ann puts two chips down and never presses Place bets; at "No more
+    bets" both are her bet (50.00), played and paid."""
+    ann = Player(browser, rws_site)
+    ann.sign_up("ann")
+    ann.sit_at("rws")
+    page = ann.page
+    page.click("[data-spot='1:main']")
+    page.click("[data-spot='1:main']")
+    expect_contains(page.locator(".actions"), "Stand (S)")  # the betting clock ran out
+    expect_contains(page.locator("[data-box='1'] .stakes"), "ann 50.00")
+    page.keyboard.press("s")
+    expect_contains(page.locator(".banner"), "+50.00")
+    assert_balances(rws_site, {ann: "1050.00"})
+    ann.close()
+
+
+def test_time_running_out_is_told_with_the_tables_rule(tmp_path: Path, browser: Browser) -> None:
+    """RWS v5 5.3: ann does not act; the offer is declined for her and her 17 stands.
+    The timer cites the table's own rulebook, and she is told what became of her hand."""
+    table = TableConfig(
+        id="rws", preset="rws-v5", betting_seconds=1, offer_seconds=2, decision_seconds=2
+    )
+    for site in serve(tmp_path, table, shoes={"rws": RWS_SHOE}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("rws")
+        page = ann.page
+        page.click("[data-spot='1:main']")
+        expect_contains(page.locator(".timer"), "draw to 12 or more, then stand (RWS v5 5.3)")
+        expect_contains(page.locator(".banner"), "Time ran out: your hand stood on 17, +25.00.")
+        assert_balances(site, {ann: "1025.00"})
+        ann.close()
+
+
+def test_an_insured_blackjack_is_offered_as_even_money(tmp_path: Path, browser: Browser) -> None:
+    """Live Blackjack Game Rules, Insurance ("You may obtain insurance even if you have
+    Blackjack"): against an Ace, ann's blackjack is offered even money; taking it
+    insures for half her bet, and she is paid 1 to 1 whatever the dealer has."""
+    table = TableConfig(id="live", preset="live", betting_seconds=60, offer_seconds=60)
+    for site in serve(tmp_path, table, shoes={"live": "AS AD KH 9C"}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("live")
+        page = ann.page
+        ann.chip("10.00")
+        page.click("[data-spot='1:main']")
+        page.keyboard.press("Enter")
+        offer = page.locator(".offer")
+        expect_contains(offer, "Even money: your blackjack paid 1 to 1 now")
+        assert "Insure" not in offer.inner_text() and "Insurance (I)" not in offer.inner_text()
+        page.keyboard.press("e")
+        expect_contains(page.locator(".banner"), "Blackjack!")
+        expect_contains(page.locator(".banner .banner-net"), "+10.00")  # 1 to 1 in all
+        assert_balances(site, {ann: "1010.00"})
+        assert site.books() == []
+        ann.close()
+
+
+def test_sign_up_errors_are_said_in_words(rws_site: Site, browser: Browser) -> None:
+    visitor = Player(browser, rws_site)
+    page = visitor.page
+    page.goto(f"{rws_site.url}/#/login")
+    page.fill("#name", "a b")
+    page.fill("#password", PASSWORD)
+    page.click("text=Sign up")
+    expect_text(
+        page.locator(".login .error"),
+        'A name may use only letters, digits and _ . - (not "a b").',
+    )
+    page.fill("#name", "ann")
+    page.fill("#password", "short")
+    page.click("text=Sign up")
+    expect_text(
+        page.locator(".login .error"), "A password has at least 8 characters; this one has 5."
+    )
+    visitor.close()

@@ -35,13 +35,16 @@ export function RecentResults({ table }) {
     <ol class="road">${entries.slice(-24).map((entry) => html`<li key=${entry.round} class=${`bead ${entry.kind}`}
         title=${`Round ${entry.number ?? ""}: ${signed(entry.net)}`}>${bead(entry.kind)}</li>`)}</ol>
     <dl class="stats">
-      <dt>Rounds</dt><dd data-stat="rounds">${stats.rounds}</dd>
-      <dt>Won</dt><dd data-stat="won">${stats.won}</dd>
-      <dt>Lost</dt><dd data-stat="lost">${stats.lost}</dd>
-      <dt>Pushes</dt><dd data-stat="pushed">${stats.pushed}</dd>
-      <dt>Blackjacks</dt><dd data-stat="blackjacks">${stats.blackjacks}</dd>
-      <dt>Best win</dt><dd data-stat="best">${stats.biggestWin}</dd>
-      <dt>Net here</dt><dd data-stat="net" class=${stats.net.startsWith("-") ? "down" : stats.net.startsWith("+") ? "up" : ""}>${stats.net}</dd>
+      ${[
+        ["Rounds", "rounds", stats.rounds],
+        ["Won", "won", stats.won],
+        ["Lost", "lost", stats.lost],
+        ["Pushes", "pushed", stats.pushed],
+        ["Blackjacks", "blackjacks", stats.blackjacks],
+        ["Best win", "best", stats.biggestWin],
+        ["Net here", "net", stats.net],
+      ].map(([label, key, value]) => html`<div key=${key}><dt>${label}</dt><dd data-stat=${key}
+        class=${key !== "net" ? "" : value.startsWith("-") ? "down" : value.startsWith("+") ? "up" : ""}>${value}</dd></div>`)}
     </dl>
   </section>`;
 }

@@ -121,8 +121,11 @@ export function TablePage({ id, dealer = false }) {
   /** Enter: the bets on the layout are confirmed ("Bets accepted: 35.00"); once every
    * player with a bet has confirmed, the round is dealt without waiting for the clock. */
   function placeBets() {
-    if (!placed.length) return table.tell("error", "Put chips on a betting spot first.");
-    const refusal = refuseConfirm(view.bets, you, limits);
+    if (!placed.length && !myChips.length) return table.tell("error", "Put chips on a betting spot first.");
+    // Chips still on their way are ahead of the confirmation on the same socket: the
+    // server takes them first, and checks the minimum itself.
+    const inFlight = sum(myChips.map((c) => c.value)).gt(sum(placed.map((b) => b.amount)));
+    const refusal = inFlight ? null : refuseConfirm(view.bets, you, limits);
     if (refusal) return table.tell("error", refusal);
     table.send({ type: "confirm_bets" });
   }
