@@ -212,7 +212,7 @@ def assert_balances(site: Site, expected: dict[Player, str]) -> None:
         assert site.balance(player.name) == Decimal(balance)
 
 
-def expect_text(locator: object, text: str | re.Pattern[str]) -> None:
+def expect_text(locator: object, text: str | re.Pattern[str] | list[str]) -> None:
     from playwright.sync_api import Locator, expect
 
     assert isinstance(locator, Locator)
