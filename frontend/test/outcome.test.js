@@ -10,12 +10,12 @@ describe("what became of the player's round", () => {
     const events = [
       placed("ann", 1, "5.00"),
       { type: "technical_interruption", outcome_established: false },
-      { type: "round_voided", reason: "technical interruption before any outcome was established (RWS v5 5.4)" },
+      { type: "round_voided", reason: "technical interruption before any outcome was established (RWS v5 5.4.2)" },
     ];
     const summary = roundSummary({ events, results: [result("ann", 1, "0.00", "void", "5.00")], you: "ann", number: 8 });
     expect(summary.kind).toBe("void");
     expect(summary.text).toBe(
-      "Round 8 was void: technical interruption before any outcome was established (RWS v5 5.4); your 5.00 was returned.",
+      "Round 8 was void: technical interruption before any outcome was established (RWS v5 5.4.2); your 5.00 was returned.",
     );
   });
   test("a hand played by the time-out rule says what it stood on and the net", () => {

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import threading
 import time
@@ -707,9 +708,16 @@ def test_bets_confirmed_with_enter_deal_at_once_and_each_result_is_shown(
         expect_text(page.locator("#net"), "+37.50")
         recent.screenshot(path=str(screenshots / "recent-results.png"))
 
-        # A reload keeps the recent results and the table's log.
+        # Sound is off until turned on; the choice is kept.
+        sound = page.get_by_role("button", name=re.compile("^Sound"))
+        expect_text(sound, "Sound off")
+        sound.click()
+        expect_text(sound, "Sound on")
+
+        # A reload keeps the recent results, the sound and the table's log.
         page.reload()
         expect_text(page.locator(".recent .bead"), ["W", "BJ", "L", "P"])
+        assert sound.get_attribute("aria-pressed") == "true"
         expect_contains(page.locator(".log"), "Dealer has 17")
         assert site.books() == []
         ann.close()
@@ -794,3 +802,59 @@ def test_sign_up_errors_are_said_in_words(rws_site: Site, browser: Browser) -> N
         page.locator(".login .error"), "A password has at least 8 characters; this one has 5."
     )
     visitor.close()
+
+
+def test_after_the_server_is_killed_the_player_is_told_what_became_of_his_round(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """RWS v5 5.4.2: a real ``croupier serve`` is killed (SIGKILL) while ann's round waits
+    for her; on restart the round is void (no outcome was established) and her stake
+    returned.  Her page reconnects and tells her so, and the table's log shows it."""
+    from tests.server.test_crash import start
+
+    tables = tmp_path / "tables.toml"
+    tables.write_text(
+        '[[table]]\nid = "rws"\npreset = "rws-v5"\n'
+        "betting_seconds = 60\noffer_seconds = 300\ndecision_seconds = 300\n"
+    )
+    db_url = f"sqlite:///{tmp_path / 'site.db'}"
+    port = free_port()
+    process = start(db_url, port, tables)
+    try:
+        site = Site(f"http://127.0.0.1:{port}", db_url)
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("rws")
+        page = ann.page
+        spot = page.locator("[data-spot='1:main']")
+        # A shuffled shoe: a round that ends on the deal (a blackjack) is played again.
+        for _ in range(5):
+            expect_text(spot, re.compile(r"^Bet$"))
+            spot.click()
+            page.keyboard.press("Enter")
+            page.wait_for_selector(".actions, .offer, .banner")
+            if page.locator(".actions, .offer").count():
+                break
+            page.wait_for_selector(".actions, .offer, [data-spot='1:main']:not([disabled])")
+        else:
+            pytest.fail("five blackjacks in a row")
+        heading = page.locator("h1").inner_text()
+        number = int(re.search(r"round #(\d+)", heading).group(1))  # type: ignore[union-attr]
+        staked = site.balance("ann")
+
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        process = start(db_url, port, tables)
+
+        expect_contains(
+            page.locator(".banner"),
+            f"Round {number} was void: technical interruption before any outcome was "
+            "established (RWS v5 5.4.2); your 25.00 was returned.",
+        )
+        expect_contains(page.locator(".log"), "Technical interruption")
+        assert_balances(site, {ann: str(staked + Decimal("25.00"))})
+        assert site.books() == []
+        ann.close()
+    finally:
+        process.kill()
+        process.wait()
