@@ -50,9 +50,9 @@ export function RecentResults({ table }) {
 }
 
 /** A bet drawn as a stack of chips (the amount written beside it). */
-export function ChipStack({ value, pending = false }) {
+export function ChipStack({ value }) {
   const chips = chipStack(value, 8);
-  return html`<span class=${`chip-stack${pending ? " pending" : ""}`} style=${`--count:${chips.length}`} aria-hidden="true">
+  return html`<span class="chip-stack" style=${`--count:${chips.length}`} aria-hidden="true">
     ${chips.map((chip, index) => html`<i class=${`stacked ${chipColour(chip)}`} style=${`--i:${index}`}></i>`)}
   </span><span class="stack-amount">${format(value)}</span>`;
 }

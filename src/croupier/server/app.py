@@ -143,8 +143,12 @@ class Registration(BaseModel):
     Value error, A name may use only letters, digits and _ . - (not "a b").
     """
 
-    name: str = Field(examples=["ann"], json_schema_extra={"pattern": _ACCOUNT_NAME.pattern})
-    password: str = Field(examples=["correct horse battery"])
+    # The limits are checked by the validators below (in words); the schema states them.
+    name: str = Field(examples=["ann"], json_schema_extra={"pattern": f"^{_ACCOUNT_NAME.pattern}$"})
+    password: str = Field(
+        examples=["correct horse battery"],
+        json_schema_extra={"minLength": 8, "maxLength": 1024},
+    )
 
     @field_validator("name")
     @classmethod

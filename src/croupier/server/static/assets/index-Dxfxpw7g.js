@@ -66,8 +66,8 @@
       ${[[`Rounds`,`rounds`,n.rounds],[`Won`,`won`,n.won],[`Lost`,`lost`,n.lost],[`Pushes`,`pushed`,n.pushed],[`Blackjacks`,`blackjacks`,n.blackjacks],[`Best win`,`best`,n.biggestWin],[`Net here`,`net`,n.net]].map(([e,t,n])=>F`<div key=${t}><dt>${e}</dt><dd data-stat=${t}
         class=${t===`net`?n.startsWith(`-`)?`down`:n.startsWith(`+`)?`up`:``:``}>${n}</dd></div>`)}
     </dl>
-  </section>`}function ur({value:e,pending:t=!1}){let n=Xt(e,8);return F`<span class=${`chip-stack${t?` pending`:``}`} style=${`--count:${n.length}`} aria-hidden="true">
-    ${n.map((e,t)=>F`<i class=${`stacked ${Yt(e)}`} style=${`--i:${t}`}></i>`)}
+  </section>`}function ur({value:e}){let t=Xt(e,8);return F`<span class="chip-stack" style=${`--count:${t.length}`} aria-hidden="true">
+    ${t.map((e,t)=>F`<i class=${`stacked ${Yt(e)}`} style=${`--i:${t}`}></i>`)}
   </span><span class="stack-amount">${J(e)}</span>`}var dr=140;function fr({table:e,view:t,onSpot:n,chipSelected:r,print:i}){let a=e.you.value,o=t.phase===`betting`,s=a&&o?wn(t.bets,a):null,c=t.boxes.map(e=>e.box),l=c.length+1,u=e=>e===null?c.length:c.indexOf(e),d=e=>t=>t<2?(t*l+u(e))*dr:0,f=Array.from({length:t.boxes_count},(e,t)=>t+1);return F`<section class="felt" aria-label="the table">
     <div class="dealer" aria-label="dealer">
       <${rr} cards=${t.dealer.cards} hidden=${t.dealer.hidden_cards} dealOrder=${d(null)} />
@@ -234,4 +234,4 @@
   </article>`}var Pr=U(location.hash);window.addEventListener(`hashchange`,()=>{Pr.value=location.hash,document.getElementById(`main`)?.focus({preventScroll:!0})}),Ot(()=>{sn(),location.hash=`#/login`});async function Fr(){try{await W(`/api/sessions/current`,{method:`DELETE`})}catch{}Dt(null),sn(),location.hash=`#/`}function Ir(){let[,e,t]=Pr.value.split(`/`),n=Z.value,r=[`history`,`round`,`dealer`].includes(e);if(e===`login`||r&&!n)return F`<${xn} next=${e===`login`?`#/`:Pr.value} />`;switch(e){case`table`:return F`<${kr} key=${t} id=${decodeURIComponent(t)} />`;case`dealer`:return n.role!==`dealer`&&n.role!==`admin`?F`<p class="error" role="alert">The dealer console is for dealer accounts only.</p>`:F`<${kr} key=${`dealer-${t}`} id=${decodeURIComponent(t)} dealer=${!0} />`;case`history`:return F`<${Mr} />`;case`round`:return F`<${Nr} key=${t} id=${decodeURIComponent(t)} />`;default:return F`<${bn} />`}}function Lr(){return F`<${dn} onLogout=${Fr} />
     <main id="main" tabindex="-1"><${Ir} /></main>
     <${pn} />`}Et()?W(`/api/me`).then(e=>Z.value?an(e.balance):rn(e)).catch(()=>{}):Z.value&&sn(),P(F`<${Lr} />`,document.getElementById(`root`));
-//# sourceMappingURL=index-CICZj1x7.js.map
+//# sourceMappingURL=index-Dxfxpw7g.js.map
