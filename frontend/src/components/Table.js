@@ -44,8 +44,9 @@ export function TablePage({ id, dealer = false }) {
   const lastKey = `croupier.last-bets.${id}`;
   const [lastBets, setLastBets] = useState(() => JSON.parse(sessionStorage.getItem(lastKey) ?? "[]"));
   const [hint, setHint] = useState(false);
-  // An action chosen while the surrender offer is open: played when the hand's turn comes.
-  const [queued, setQueued] = useState(null);
+  // Actions chosen while a box's surrender offer is open: each played when its hand's
+  // turn comes ({round, box, action}).
+  const [queued, setQueued] = useState([]);
   const betsThisRound = useRef({ round: null, bets: [] });
   const view = table.view.value;
   const you = table.you.value;
@@ -73,13 +74,11 @@ export function TablePage({ id, dealer = false }) {
   // A chosen action is played once the hand's turn has come and the action is legal.
   useSignalEffect(() => {
     const current = table.view.value;
-    if (!queued || !current) return;
-    if (current.round !== queued.round || !["offers", "player-turns"].includes(current.phase)) {
-      setQueued(null);
-    } else if (current.turn?.yours && current.turn.box === queued.box && current.legal_actions.includes(queued.action)) {
-      setQueued(null);
-      table.act(queued.action);
-    }
+    if (!queued.length || !current) return;
+    const live = queued.filter((q) => q.round === current.round && ["offers", "player-turns"].includes(current.phase));
+    const due = live.find((q) => current.turn?.yours && current.turn.box === q.box && current.turn.hand === 1 && current.legal_actions.includes(q.action));
+    if (due) table.act(due.action);
+    if (due || live.length !== queued.length) setQueued(live.filter((q) => q !== due));
   });
   // The first chip of a table is picked for the player: its smallest.
   useEffect(() => {
@@ -161,7 +160,7 @@ export function TablePage({ id, dealer = false }) {
     if (!surrender) return table.act(action);
     if (action === "surrender") return table.act("surrender", { box: surrender.box });
     table.act("decline", { box: surrender.box, kind: "surrender" });
-    setQueued({ round: view.round, box: surrender.box, action });
+    setQueued([...queued, { round: view.round, box: surrender.box, action }]);
   }
 
   // Keyboard: the letter on each button; Enter places the bets wherever the focus is on
@@ -208,9 +207,10 @@ export function TablePage({ id, dealer = false }) {
     ? `Blackjack pays ${ratioWords(rules.blackjack_pays)} · Dealer ${rules.dealer_hits_soft_17 ? "hits soft 17" : "stands on all 17s"}${rules.insurance ? ` · Insurance pays ${ratioWords(rules.insurance_pays)}` : ""}`
     : "";
   const myOffers = view.offers.filter((o) => o.player === you);
-  const surrender = myOffers.find((o) => o.kind === "surrender" && o.then);
+  // One box's surrender offer at a time (a player on two boxes answers each in turn).
+  const surrender = myOffers.find((o) => o.kind === "surrender" && o.then && !queued.some((q) => q.box === o.box));
   const otherOffers = myOffers.filter((o) => o !== surrender);
-  const actions = view.legal_actions.length ? view.legal_actions : surrender && !queued ? [...surrender.then, "surrender"] : [];
+  const actions = view.legal_actions.length ? view.legal_actions : surrender ? [...surrender.then, "surrender"] : [];
   const code = hint && view.turn?.yours ? hintCode(view, strategy) : null;
 
   return html`<div class="table-page">
@@ -252,7 +252,7 @@ export function TablePage({ id, dealer = false }) {
             onClick=${() => decide(action, view.legal_actions.length ? null : surrender)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
           ${surrender && !view.legal_actions.length && html`<span class="fine">Surrender: half your bet back (${view.rules}).</span>`}
         </div>`}
-        ${queued && html`<p class="fine" role="status">${ACTIONS[queued.action][1]} chosen: played when box ${queued.box}'s turn comes.</p>`}
+        ${queued.map((q) => html`<p class="fine" role="status" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
         ${code && html`<p class="hint" role="note">Basic strategy: ${codeWords(code)}</p>`}
         <div class="row tools">
           <button type="button" onClick=${() => setPanel("rules")}>Rules</button>
