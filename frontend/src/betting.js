@@ -1,5 +1,5 @@
-// Chips placed on the layout before they are sent: each spot's pending amount, checked
-// against the table's limits and the balance before a chip lands.
+// Chips on the layout: each is sent as it lands (the bets on the layout at "No more bets"
+// are the bet), checked first against the table's limits and the balance.
 import { amount, format, sum } from "./money.js";
 import { sideBetName } from "./names.js";
 
@@ -22,17 +22,21 @@ export function refuseChip({ box, bet, value, pending, placed, rules, balance })
   return null;
 }
 
-/** Why the pending bets may not be placed (under the minimum), or null. */
-export function refuseBets(pending, placed, rules) {
-  for (const total of totals(pending)) {
-    if (total.bet !== "main") continue;
-    const already = sum(placed.filter((p) => p.box === total.box && p.bet === "main").map((p) => p.amount));
-    if (already.eq(0) && amount(total.value).lt(rules.minimum_bet)) {
-      return `Box ${total.box}: the minimum bet is ${format(rules.minimum_bet)}.`;
-    }
+/**
+ * Why the player's bets on the layout may not be confirmed yet (a box of his under the
+ * table minimum, RWS v5 5.2), or null. `bets` are the table's open bets.
+ */
+export function refuseConfirm(bets, you, rules) {
+  const boxes = [...new Set(bets.filter((b) => b.player === you && b.bet === "main").map((b) => b.box))];
+  for (const box of boxes) {
+    const total = sum(bets.filter((b) => b.box === box && b.bet === "main").map((b) => b.amount));
+    if (total.lt(rules.minimum_bet)) return `Box ${box}: the minimum bet is ${format(rules.minimum_bet)}.`;
   }
   return null;
 }
+
+/** The player's total on the layout. */
+export const layoutTotal = (bets, you) => format(sum(bets.filter((b) => b.player === you).map((b) => b.amount)));
 
 /** The pending chips as one amount per spot, in the order first placed. */
 export function totals(pending) {

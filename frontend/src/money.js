@@ -44,3 +44,20 @@ export function chipColour(value) {
   if (big.gte(5)) return "chip-5";
   return "chip-1";
 }
+
+/**
+ * The chips that make up an amount, largest first (at most `most`, the rest left out):
+ * how a stack on a betting spot is drawn.
+ */
+export function chipStack(value, most = 8) {
+  let left = amount(value);
+  const chips = [];
+  for (const denomination of [...DENOMINATIONS].reverse()) {
+    while (left.gte(denomination) && chips.length < most) {
+      chips.push(new Big(denomination).toFixed(2));
+      left = left.minus(denomination);
+    }
+  }
+  if (left.gt(0) && chips.length < most) chips.push(left.toFixed(2));
+  return chips;
+}

@@ -1,12 +1,23 @@
 // One table's WebSocket (docs/protocol.md): the table as the server shows it to us,
-// the events of its rounds, our actions and the server's answers.
+// the events of its rounds, our actions and the server's answers, and what became of
+// each round the player had money in (told even when he was away when it ended).
 import { signal } from "@preact/signals";
+import { api } from "./api.js";
+import { format } from "./money.js";
+import { roundSummary } from "./outcome.js";
+import { openRound, remember, road, setOpenRound } from "./road.js";
 import { setBalance, user } from "./session.js";
+import { play } from "./sound.js";
 
 // getRandomValues works on plain http too (randomUUID needs a secure context).
 const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 const RECONNECT_MS = [500, 1000, 2000, 5000];
+/** Events kept for the table's log. */
+const LOG_LENGTH = 120;
+/** Finished rounds whose events the log shows after a reload. */
+const LOG_ROUNDS = 3;
+const OVER = new Set(["settled", "void"]);
 
 export class TableConnection {
   constructor(tableId) {
@@ -15,16 +26,22 @@ export class TableConnection {
     this.view = signal(null);
     /** Who the server knows us as at this table (null: watching). */
     this.you = signal(null);
-    /** The latest events, newest first: {id, round, event}. */
+    /** The latest events, newest first: {id, round, number, event}. */
     this.events = signal([]);
     /** A message for the player: {kind: "error"|"info", text, id}. */
     this.notice = signal(null);
     /** "connecting", "open", "reconnecting", "closed". */
     this.status = signal("connecting");
+    /** What became of the player's last round: roundSummary's, with round and number. */
+    this.summary = signal(null);
+    /** The player's recent results at this table, oldest first. */
+    this.road = signal(road(tableId));
     /** Server clock minus ours, in milliseconds (the deadlines are the server's). */
     this.clockOffset = 0;
     this.attempt = 0;
     this.closed = false;
+    // The round at the table and its events (for the summary at its end).
+    this.current = { round: null, number: null, events: [] };
     this.open();
   }
 
@@ -56,18 +73,21 @@ export class TableConnection {
     switch (data.type) {
       case "welcome":
         this.you.value = data.you;
-      // falls through: a welcome carries the table's state
+        this.show(data.state);
+        if (data.you) this.catchUp(data.state);
+        else this.loadLog();
+        break;
       case "state":
-        if (data.state.now) this.clockOffset = data.state.now * 1000 - Date.now();
-        this.view.value = data.state;
+        this.show(data.state);
         break;
-      case "events": {
-        const fresh = data.events.map((event, index) => ({ id: `${data.round}:${Date.now()}:${index}`, round: data.round, event }));
-        this.events.value = [...fresh.reverse(), ...this.events.value].slice(0, 40);
+      case "events":
+        this.add(data.round, data.events);
         break;
-      }
       case "balance":
         setBalance(data.balance);
+        break;
+      case "bets_confirmed":
+        this.tell("info", `Bets accepted: ${format(data.total)}`, "bets_confirmed");
         break;
       case "error":
         this.tell("error", data.message, data.code);
@@ -75,6 +95,90 @@ export class TableConnection {
       default:
         break;
     }
+  }
+
+  /** A new state of the table: kept, and the player's round followed to its end. */
+  show(state) {
+    if (state.now) this.clockOffset = state.now * 1000 - Date.now();
+    const before = this.view.value;
+    this.view.value = state;
+    if (this.current.round !== state.round) this.current = { round: state.round, number: state.number, events: [] };
+    const you = this.you.value;
+    if (!you) return;
+    if (state.turn?.yours && !(before?.turn?.yours && before.turn.box === state.turn.box && before.turn.hand === state.turn.hand)) play("turn");
+    const stakes = state.bets.some((b) => b.player === you)
+      || state.boxes.some((box) => box.hands.some((hand) => you in (hand.stakes ?? {})));
+    const stored = openRound(this.tableId);
+    if (OVER.has(state.phase)) {
+      if (stored?.round === state.round || stakes) {
+        // Back after a failure, the round's last events may not have come by the socket.
+        const events = [...this.current.events];
+        if (state.phase === "void" && !events.some((e) => e.type === "round_voided")) events.push({ type: "round_voided", reason: state.void_reason });
+        this.finish(state.round, state.number, events, state.results);
+      }
+    } else if (stakes && stored?.round !== state.round) {
+      setOpenRound(this.tableId, { round: state.round, number: state.number });
+    }
+  }
+
+  /** The player's round ended: its summary, his recent results, a sound. */
+  finish(round, number, events, results) {
+    setOpenRound(this.tableId, null);
+    if (this.summary.value?.round === round) return;
+    const summary = roundSummary({ events, results, you: this.you.value, number });
+    if (!summary) return;
+    this.summary.value = { ...summary, round, number, id: `${round}-${Date.now()}` };
+    this.road.value = remember(this.tableId, { round, number, kind: summary.kind, net: summary.net });
+    play(summary.kind === "blackjack" ? "blackjack" : summary.kind === "win" ? "win" : summary.kind === "lose" ? "lose" : "push");
+  }
+
+  /**
+   * Signed in (again): the table's log, and what became of a round he had money in
+   * that ended while he was away (a restart of the server, a time-out, a closed tab).
+   */
+  async catchUp(state) {
+    await this.loadLog();
+    const stored = openRound(this.tableId);
+    if (!stored || (stored.round === state.round && !OVER.has(state.phase))) return;
+    if (stored.round === state.round) return; // the state shows its end: see show()
+    try {
+      const record = await api(`/api/rounds/${encodeURIComponent(stored.round)}`);
+      const recall = record.recall;
+      if (recall.status === "open") return;
+      this.finish(stored.round, recall.number, recall.events, recall.bets);
+      if (this.summary.value?.round === stored.round) this.tell("info", this.summary.value.text, "round_summary");
+    } catch {
+      setOpenRound(this.tableId, null);
+    }
+  }
+
+  /** The table's recent events from the server (a reload keeps the log). */
+  async loadLog() {
+    let rounds;
+    try {
+      rounds = await api(`/api/tables/${encodeURIComponent(this.tableId)}/log?rounds=${LOG_ROUNDS}`);
+    } catch {
+      return;
+    }
+    const entries = [];
+    for (const entry of rounds) {
+      entry.events.forEach((event, index) => entries.push({ id: `${entry.round}:${index}`, round: entry.round, number: entry.number, event }));
+      if (entry.round === this.current.round && entry.events.length > this.current.events.length) this.current.events = [...entry.events];
+    }
+    // Events that came over the socket meanwhile are in the log, or newer than it.
+    const known = new Set(entries.map((e) => e.id));
+    const newer = this.events.value.filter((e) => !known.has(e.id) && e.round === this.current.round && Number(e.id.split(":")[1]) >= this.current.events.length);
+    this.events.value = [...newer, ...entries.reverse()].slice(0, LOG_LENGTH);
+  }
+
+  add(round, events) {
+    if (this.current.round !== round) this.current = { round, number: null, events: [] };
+    const start = this.current.events.length;
+    this.current.events = [...this.current.events, ...events];
+    const number = this.view.value?.round === round ? this.view.value.number : this.current.number;
+    const fresh = events.map((event, index) => ({ id: `${round}:${start + index}`, round, number, event }));
+    this.events.value = [...fresh.reverse(), ...this.events.value].slice(0, LOG_LENGTH);
+    if (events.some((e) => e.type === "card_dealt")) play("card");
   }
 
   /** Show the player a message (the latest replaces the one before). */

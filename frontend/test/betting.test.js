@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { refuseBets, refuseChip, totals } from "../src/betting.js";
+import { layoutTotal, refuseChip, refuseConfirm, totals } from "../src/betting.js";
 
 const rules = { minimum_bet: "25.00", maximum_bet: "5000.00", side_bet_maximum: "500.00" };
 const chip = (box, bet, value) => ({ box, bet, value });
@@ -25,8 +25,11 @@ describe("a chip is refused before it lands when the bet would break a limit", (
 });
 
 describe("placing the bets", () => {
-  test("a new box's bet under the minimum is refused", () => {
-    expect(refuseBets([chip(3, "main", "10.00")], [], rules)).toBe("Box 3: the minimum bet is 25.00.");
+  test("a box under the minimum cannot be confirmed (RWS v5 5.2), bets behind count", () => {
+    const bet = (player, box, amount) => ({ player, box, bet: "main", amount });
+    expect(refuseConfirm([bet("ann", 3, "10.00")], "ann", rules)).toBe("Box 3: the minimum bet is 25.00.");
+    expect(refuseConfirm([bet("ann", 3, "10.00"), bet("bob", 3, "15.00")], "ann", rules)).toBeNull();
+    expect(layoutTotal([bet("ann", 3, "10.00"), bet("ann", 1, "25.00"), bet("bob", 3, "15.00")], "ann")).toBe("35.00");
   });
   test("chips on one spot make one bet, in the order first placed", () => {
     const pending = [chip(1, "main", "25.00"), chip(1, "player_pair", "5.00"), chip(1, "main", "100.00")];

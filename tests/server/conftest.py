@@ -84,6 +84,15 @@ def light_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(accounts, "_hasher", light)
 
 
+@pytest.fixture(autouse=True)
+def figures_cached_for_the_test_session(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Servers started by the tests keep the figures they compute (the tables' RTPs) in
+    one folder of the test session, never in the user's own cache."""
+    monkeypatch.setenv("CROUPIER_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[_Postgres]:
     """The PostgreSQL server of the session (possibly unreachable: see ``require``)."""

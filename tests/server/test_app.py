@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import logging
 import re
@@ -595,3 +596,76 @@ def test_the_operator_sees_metrics_health_and_every_money_movement_logged(
         ("stand", "ok"),
     ]
     assert {r.__dict__["user"] for r in played} == {"ann"}
+
+
+def test_rws_v5_5_8_a_player_alone_confirms_and_the_deal_starts_at_once(
+    db_url: str, clock: Clock
+) -> None:
+    """RWS v5 5.8: once every player with a bet on the layout has confirmed, "No more
+    bets" comes without waiting for the clock; the player hears his bets' total."""
+    with server(db_url, clock, {"rws": "10S 6D 7H 9C KD"}) as client:
+        token = sign_up(client, "ann")
+        ann = seat(client, "rws", token)
+        socket = next(ann)
+        try:
+            socket.send_json({"type": "confirm_bets"})
+            assert receive_until(socket, "error")["code"] == "no_bets"
+            for key, chip in (("c1", "25"), ("c2", "10")):  # each chip sent as it lands
+                socket.send_json(
+                    {"type": "action", "op": "bet", "args": {"box": 1, "amount": chip}, "key": key}
+                )
+                receive_until(socket, "ack", key=key)
+            socket.send_json({"type": "confirm_bets"})
+            assert receive_until(socket, "bets_confirmed")["total"] == "35.00"
+            state = receive_until(socket, "state")
+            while state["state"]["phase"] == "betting":
+                state = receive_until(socket, "state")
+            assert state["state"]["phase"] == "offers"  # surrender (RWS v5 3.16): dealt
+            assert state["state"]["offers"][0]["then"] == ["hit", "stand", "double"]
+        finally:
+            ann.close()
+        log = client.get("/api/tables/rws/log").json()
+        assert [entry["number"] for entry in log] == [1]
+        assert [e["type"] for e in log[0]["events"]][:3] == ["bet_placed"] * 2 + ["bets_closed"]
+        assert client.get("/api/tables/nope/log").json()["error"] == "no_table"
+
+
+def test_sign_up_errors_are_said_in_words(db_url: str, clock: Clock) -> None:
+    with server(db_url, clock) as client:
+        answers = [
+            client.post("/api/accounts", json={"name": name, "password": password})
+            for name, password in [("a b", PASSWORD), ("al", PASSWORD), ("ann", "short")]
+        ]
+        assert [answer.status_code for answer in answers] == [422] * 3
+        assert [answer.json() for answer in answers] == [
+            {
+                "error": "invalid_account",
+                "message": 'A name may use only letters, digits and _ . - (not "a b").',
+            },
+            {"error": "invalid_account", "message": "A name has 3 to 40 characters; 'al' has 2."},
+            {
+                "error": "invalid_account",
+                "message": "A password has at least 8 characters; this one has 5.",
+            },
+        ]
+        missing = client.post("/api/accounts", json={"name": "ann"}).json()
+        assert missing == {"error": "invalid_account", "message": "Give a password."}
+        # Elsewhere the validation errors keep FastAPI's documented shape.
+        assert "detail" in client.post("/api/sessions", json={}).json()
+
+
+def test_the_page_goes_out_compressed_and_cached_by_its_hashed_names(
+    db_url: str, clock: Clock
+) -> None:
+    with server(db_url, clock) as client:
+        page = client.get("/", headers={"Accept-Encoding": "gzip"})
+        assert page.headers["cache-control"] == "no-cache"
+        script = re.search(r'src="(/static/assets/[^"]+\.js)"', page.text)
+        assert script is not None
+        with client.stream("GET", script.group(1), headers={"Accept-Encoding": "gzip"}) as bundle:
+            sent = b"".join(bundle.iter_raw())
+        assert bundle.headers["content-encoding"] == "gzip"
+        assert bundle.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert len(sent) < len(gzip.decompress(sent)) / 2  # the bundle compresses well
+        index = client.get("/static/index.html")
+        assert index.headers["cache-control"] == "no-cache"

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import threading
 import time
@@ -212,7 +213,7 @@ def assert_balances(site: Site, expected: dict[Player, str]) -> None:
         assert site.balance(player.name) == Decimal(balance)
 
 
-def expect_text(locator: object, text: str | re.Pattern[str]) -> None:
+def expect_text(locator: object, text: str | re.Pattern[str] | list[str]) -> None:
     from playwright.sync_api import Locator, expect
 
     assert isinstance(locator, Locator)
@@ -273,18 +274,20 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     ann.sit_at("live")
     bob.sit_at("live")
 
-    # Bets: chips on the spots, then Place bets; the money leaves the balance at once.
+    # Bets: each chip is a bet as it lands; the money leaves the balance at once.
     ann.chip("25.00")
     ann.page.click("[data-spot='1:main']")
     ann.chip("5.00")
     ann.page.click("[data-spot='1:perfect_pairs']")
-    ann.page.click("text=Place bets")
     expect_text(ann.page.locator("#balance"), "970.00")
     bob.chip("25.00")
     bob.page.click("[data-spot='2:main']")
     bob.page.click("[data-spot='2:main']")
-    bob.page.keyboard.press("Enter")  # Place bets
     expect_text(bob.page.locator("#balance"), "950.00")
+    # Both confirm: the deal starts once the last of them has.
+    ann.page.click("text=Place bets")
+    expect_contains(ann.page.locator(".notice"), "Bets accepted: 30.00")
+    bob.page.keyboard.press("Enter")  # Place bets
 
     # The deal: an Ace up; insurance is offered to each player; the hole card face down.
     expect_contains(ann.page.locator(".offer"), "Insure")
@@ -318,7 +321,7 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     expect_contains(bob.page.locator("[data-box='2'] .total"), "20 · doubled")
     expect_contains(watcher.page.locator(".dealer .total"), "17")
     assert_balances(live_site, {ann: "1137.50", bob: "1100.00"})
-    expect_text(ann.page.locator("#net"), "137.50")
+    expect_text(ann.page.locator("#net"), "+137.50")  # the session's net with its sign
 
     # The watcher was never sent the hole card before the dealer turned it over.
     assert_hole_card_sent_only_when_revealed(watcher.frames, LIVE_HOLE_1)
@@ -326,12 +329,12 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
     # Round 2: Rebet puts last round's bets back (25 and 5 on Perfect Pairs; bob 50).
     ann.page.wait_for_selector("[data-spot='1:main']:not([disabled])")
     ann.page.keyboard.press("b")
-    ann.page.click("text=Place bets")
     bob.page.wait_for_selector("[data-spot='2:main']:not([disabled])")
     bob.page.click("text=Rebet")
-    bob.page.click("text=Place bets")
     expect_text(ann.page.locator("#balance"), "1107.50")
     expect_text(bob.page.locator("#balance"), "1050.00")
+    ann.page.click("text=Place bets")
+    bob.page.click("text=Place bets")
     expect_contains(ann.page.locator(".actions"), "Stand")
     ann.page.keyboard.press("s")
     expect_contains(bob.page.locator(".actions"), "Stand")
@@ -370,25 +373,24 @@ def test_a_newcomer_plays_with_the_keyboard_and_reloads_in_the_middle_of_a_round
     page.click("[data-spot='1:main']")  # the smallest chip is picked to start: 25.00
     page.click("[data-spot='1:main']")
     page.keyboard.press("u")  # undo the second chip
-    expect_contains(page.locator("[data-spot='1:main']"), "+25.00")
+    expect_contains(page.locator("[data-spot='1:main']"), "25.00")
+    expect_text(page.locator("#balance"), "975.00")  # the chip is a bet as it lands
     page.keyboard.press("Enter")
-    expect_text(page.locator("#balance"), "975.00")
-    expect_contains(page.locator(".offer"), "Surrender")
+    expect_contains(page.locator(".notice"), "Bets accepted: 25.00")
+    # Surrender is offered before any third card (RWS v5 3.16), beside Hit and Stand.
+    expect_contains(page.locator(".actions"), "Surrender (R)")
     assert page.locator(".dealer .card").count() == 1  # no hole card is dealt
 
     page.reload()
-    expect_contains(page.locator(".offer"), "Surrender")
+    expect_contains(page.locator(".actions"), "Surrender (R)")
     expect_text(page.locator("#balance"), "975.00")
     expect_text(page.locator("#net"), "-25.00")  # the session survives the reload
+    expect_contains(page.locator(".log"), "Box 1: 7H")  # and so does the table's log
     expect_contains(page.locator("[data-box='1'] .total"), "17")
-    page.keyboard.press("n")
-    expect_contains(page.locator(".actions"), "Stand (S)")
-    page.reload()
-    expect_contains(page.locator(".actions"), "Stand (S)")
     assert page.locator("[data-box='1'] .card").count() == 2
-    page.keyboard.press("s")
+    page.keyboard.press("s")  # plays on: declines the surrender and stands
     expect_text(page.locator("#balance"), "1025.00")  # the dealer busts
-    expect_text(page.locator("#net"), "25.00")
+    expect_text(page.locator("#net"), "+25.00")
     assert rws_site.balance("ann") == Decimal("1025.00")
     ann.close()
 
@@ -409,33 +411,33 @@ def test_bad_input_on_the_page_gets_a_clear_message_and_changes_nothing(
 
     page.keyboard.press("Enter")  # Place bets, with nothing on the layout
     expect_contains(page.locator(".notice"), "Put chips on a betting spot first")
+    page.keyboard.press("h")
+    expect_contains(page.locator(".notice"), "There is no hand to play now.")
+
+    # bob holds box 3; the server refuses ann's chip there and says why.
+    bob.page.locator("[data-box='3']").get_by_role("button", name="Sit").click()
+    expect_contains(page.locator("[data-box='3'] .holder"), "bob")
+    ann.chip("5.00")
+    page.click("[data-spot='3:main']")
+    expect_contains(page.locator(".notice"), "box 3 is taken by bob; bet behind once bob has bet")
 
     ann.chip("500.00")
     page.click("[data-spot='1:perfect_pairs']")
+    expect_contains(page.locator("[data-spot='1:perfect_pairs']"), "500.00")
     page.click("[data-spot='1:perfect_pairs']")
     expect_contains(
         page.locator(".notice"),
         "Box 1: a Perfect Pairs bet of 1000.00 is over the table's maximum of 500.00.",
     )
-    expect_contains(page.locator("[data-spot='1:perfect_pairs']"), "+500.00")
-    page.keyboard.press("c")  # clear
+    page.keyboard.press("c")  # clear: the chips come back off the layout
+    expect_text(page.locator("#balance"), "1000.00")
 
     ann.chip("1000.00")
     page.click("[data-spot='1:main']")
+    expect_text(page.locator("#balance"), "0.00")
     page.click("[data-spot='2:main']")
-    expect_contains(page.locator(".notice"), "does not cover 2000.00")
-
-    page.keyboard.press("h")
-    expect_contains(page.locator(".notice"), "There is no hand to play now.")
-
-    # bob holds box 3; the server refuses ann's bet there and says why.
-    bob.page.locator("[data-box='3']").get_by_role("button", name="Sit").click()
-    expect_contains(page.locator("[data-box='3'] .holder"), "bob")
+    expect_contains(page.locator(".notice"), "Your balance of 0.00 does not cover 1000.00")
     page.keyboard.press("c")
-    ann.chip("5.00")
-    page.click("[data-spot='3:main']")
-    page.click("text=Place bets")
-    expect_contains(page.locator(".notice"), "box 3 is taken by bob; bet behind once bob has bet")
     expect_text(page.locator("#balance"), "1000.00")
     assert live_site.balance("ann") == Decimal("1000.00")
     assert live_site.books() == []
@@ -474,9 +476,14 @@ def test_the_rules_the_strategy_chart_and_the_hint(live_site: Site, browser: Bro
     table (live rules: Perfect Pairs 25/12/6, 21+3 100/40/30/10/5), the basic strategy
     chart for the table's rules, and the hint of the basic strategy's choice."""
     ann = Player(browser, live_site)
+    asked: list[str] = []
+    ann.page.on("request", lambda request: asked.append(request.url))
     ann.sign_up("ann")
     ann.sit_at("live")
     page = ann.page
+    expect_contains(page.locator(".timer"), "Place your bets")
+    # The chart (the page's largest read) is fetched only when it is opened.
+    assert not [url for url in asked if url.endswith("/strategy")]
     page.click("text=Rules")
     panel = page.locator("dialog.rules-panel")
     expect_contains(panel, "Live Blackjack Game Rules")
@@ -491,7 +498,9 @@ def test_the_rules_the_strategy_chart_and_the_hint(live_site: Site, browser: Bro
     page.keyboard.press("Escape")
     page.click("text=Strategy chart")
     chart = page.locator("dialog.strategy-panel svg")
+    chart.wait_for()
     assert chart.count() == 1
+    assert len([url for url in asked if url.endswith("/strategy")]) == 1
     page.keyboard.press("Escape")
 
     page.check("text=Show hint")
@@ -528,13 +537,29 @@ def test_the_dealer_console_is_for_dealers_and_deals_a_physical_shoe(
         page.click("button:text('Log in')")
         expect_contains(page.locator("main"), "Tables")  # signed in, back at the lobby
         page.goto(f"{site.url}/#/dealer/pit")
-        expect_contains(page.locator(".dealer-console"), "The table waits for the next card.")
+        # The console says whose card is next (RWS v5: box by box, then the dealer).
+        console = page.locator(".dealer-console")
+        expect_contains(console, "The table waits for the next card: box 1.")
         page.fill("#card", "ZZ")
         page.click("text=Enter card")
         expect_contains(page.locator(".notice"), "ZZ")
         page.fill("#card", "10S")
         page.keyboard.press("Enter")
         expect_contains(ann.page.locator("[data-box='1']"), "10")
+        expect_contains(page.locator(".dealer-console"), "next card: the dealer.")
+        expect_contains(page.get_by_label("Next card, for the dealer"), "")
+
+        # A technical interruption and the cut card are asked to be confirmed first.
+        page.click("text=Technical interruption")
+        confirm = page.locator("dialog.confirm")
+        expect_contains(confirm, "Record a technical interruption?")
+        confirm.get_by_role("button", name="Cancel").click()
+        expect_contains(page.locator(".dealer-console"), "next card: the dealer.")  # untouched
+        page.click("text=Cut card out")
+        expect_contains(confirm, "The shoe is shuffled after this round.")
+        confirm.get_by_role("button", name="Cut card is out").click()
+        assert confirm.count() == 0
+        assert "Technical interruption" not in ann.page.locator(".log").inner_text()
         page.fill("#reason", "card exposed")
         page.click("text=Void round")
         expect_contains(ann.page.locator(".log"), "Round void: card exposed")
@@ -557,8 +582,7 @@ def test_the_table_fits_a_phone_and_a_large_screen(
     page = player.page
     page.click("[data-spot='1:main']")
     page.click("text=Place bets")
-    expect_contains(page.locator(".offer"), "Surrender")
-    page.keyboard.press("n")
+    expect_contains(page.locator(".actions"), "Surrender")
     expect_contains(page.locator(".actions"), "Stand")
     overflow = page.evaluate(
         "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
@@ -585,17 +609,16 @@ def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Bro
         ann.sit_at("rws")
         bob.sit_at("rws")
         ann.page.click("[data-spot='1:main']")
-        ann.page.click("text=Place bets")
         behind = bob.page.locator("[data-spot='1:main']")
         expect_contains(behind, "Bet behind")
         behind.click()
-        bob.page.click("text=Place bets")
         expect_text(bob.page.locator("#balance"), "975.00")
-        expect_contains(ann.page.locator(".offer"), "Surrender")
-        assert bob.page.locator(".offer").count() == 0  # the box's decisions are ann's
-        ann.page.keyboard.press("n")
+        bob.page.click("text=Place bets")
+        ann.page.click("text=Place bets")
+        expect_contains(ann.page.locator(".actions"), "Surrender (R)")
+        assert bob.page.locator(".actions").count() == 0  # the box's decisions are ann's
         expect_contains(ann.page.locator(".actions"), "Split (P)")
-        ann.page.keyboard.press("p")
+        ann.page.keyboard.press("p")  # declines the surrender and splits
         expect_contains(bob.page.locator(".offer"), "follow")
         bob.page.keyboard.press("f")
         expect_text(bob.page.locator("#balance"), "950.00")
@@ -655,3 +678,229 @@ def test_a_new_tab_keeps_the_session_and_the_server_refuses_a_bet_over_the_loss_
     assert rws_site.books() == []
     ann.context.close()
     assert ann.errors == []
+
+
+#: Four rounds at RWS v5 (no hole card), ann alone on box 1 with 25.00 each time: a win
+#: (17 against the dealer's 6 9 K), a blackjack (A K against a 9: paid 3 to 2 at once),
+#: a loss (16 against 10 8) and a push (17 against 7 Q).
+FOUR_ROUNDS = "10S 6D 7H 9C KD  AS 9S KS  10C 10H 6S 8D  10D 7H 7D QH"
+
+
+def test_bets_confirmed_with_enter_deal_at_once_and_each_result_is_shown(
+    tmp_path: Path, browser: Browser, screenshots: Path
+) -> None:
+    """RWS v5 5.8: with the betting clock at 60 s, each round is dealt as soon as ann
+    (alone at the table) confirms her bets, with Enter wherever the focus is on the
+    layout.  Each round ends with a banner of her net across her bets; the recent
+    results and the session's figures add up; a blackjack and a win are highlighted, a
+    push is neutral (RWS v5 3.19: blackjack pays 3 to 2)."""
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60, offer_seconds=60)
+    for site in serve(tmp_path, table, shoes={"rws": FOUR_ROUNDS}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("rws")
+        page = ann.page
+        spot = page.locator("[data-spot='1:main']")
+        banner = page.locator(".banner")
+
+        # Round 1: a chip on the spot is a bet at once; Enter on the focused spot
+        # confirms (it does not add a chip) and the deal starts.
+        spot.click()
+        expect_contains(page.locator(".layout-total"), "Your bets on the layout: 25.00")
+        expect_text(page.locator("#balance"), "975.00")
+        spot.focus()
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".notice"), "Bets accepted: 25.00")
+        expect_contains(page.locator(".actions"), "Surrender (R)")  # dealt long before 60 s
+        expect_text(page.locator("#balance"), "975.00")  # Enter added no chip
+        page.keyboard.press("s")
+        expect_contains(banner, "You win")
+        expect_contains(banner.locator(".banner-net"), "+25.00")
+        expect_contains(page.locator("[data-box='1'] .hand.won .result"), "ann: Win +25.00")
+
+        # Round 2: the chip 25 clicked after the spot keeps the focus; Enter still
+        # confirms.  A blackjack against a 9 is paid at once.
+        spot.wait_for(state="visible")
+        expect_text(spot, re.compile(r"^Bet$"))
+        spot.click()
+        ann.chip("25.00")
+        page.keyboard.press("Enter")
+        expect_contains(banner, "Blackjack!")
+        expect_contains(banner.locator(".banner-net"), "+37.50")
+        expect_contains(page.locator("[data-box='1'] .hand.blackjack"), "Blackjack")
+        settle_animations(page)
+        page.screenshot(path=str(screenshots / "table-banner.png"))
+
+        # Round 3: lost.  Round 4: a push, in a neutral colour.
+        for result, net in (("You lose", "-25.00"), ("Push", "0.00")):
+            expect_text(spot, re.compile(r"^Bet$"))
+            spot.click()
+            page.click("text=Place bets")
+            expect_contains(page.locator(".actions"), "Stand (S)")
+            page.keyboard.press("s")
+            expect_contains(banner, result)
+            expect_contains(banner.locator(".banner-net"), net)
+        assert page.locator(".banner.push").count() == 1
+        assert page.locator("[data-box='1'] .result.push").count() == 1
+
+        recent = page.locator(".recent")
+        expect_text(recent.locator(".bead"), ["W", "BJ", "L", "P"])
+        expect_text(recent.locator("[data-stat='rounds']"), "4")
+        expect_text(recent.locator("[data-stat='won']"), "2")
+        expect_text(recent.locator("[data-stat='blackjacks']"), "1")
+        expect_text(recent.locator("[data-stat='best']"), "37.50")
+        expect_text(recent.locator("[data-stat='net']"), "+37.50")
+        assert_balances(site, {ann: "1037.50"})
+        expect_text(page.locator("#net"), "+37.50")
+        recent.screenshot(path=str(screenshots / "recent-results.png"))
+
+        # Sound is off until turned on; the choice is kept.
+        sound = page.get_by_role("button", name=re.compile("^Sound"))
+        expect_text(sound, "Sound off")
+        sound.click()
+        expect_text(sound, "Sound on")
+
+        # A reload keeps the recent results, the sound and the table's log.
+        page.reload()
+        expect_text(page.locator(".recent .bead"), ["W", "BJ", "L", "P"])
+        assert sound.get_attribute("aria-pressed") == "true"
+        expect_contains(page.locator(".log"), "Dealer has 17")
+        assert site.books() == []
+        ann.close()
+
+
+def test_chips_left_on_the_layout_at_no_more_bets_are_the_bet(
+    rws_site: Site, browser: Browser
+) -> None:
+    """RWS v5 5.8: ann puts two chips down and never presses Place bets; at "No more
+    bets" both are her bet (50.00), played and paid."""
+    ann = Player(browser, rws_site)
+    ann.sign_up("ann")
+    ann.sit_at("rws")
+    page = ann.page
+    page.click("[data-spot='1:main']")
+    page.click("[data-spot='1:main']")
+    expect_contains(page.locator(".actions"), "Stand (S)")  # the betting clock ran out
+    expect_contains(page.locator("[data-box='1'] .stakes"), "ann 50.00")
+    page.keyboard.press("s")
+    expect_contains(page.locator(".banner"), "+50.00")
+    assert_balances(rws_site, {ann: "1050.00"})
+    ann.close()
+
+
+def test_time_running_out_is_told_with_the_tables_rule(tmp_path: Path, browser: Browser) -> None:
+    """RWS v5 5.3: ann does not act; the offer is declined for her and her 17 stands.
+    The timer cites the table's own rulebook, and she is told what became of her hand."""
+    table = TableConfig(
+        id="rws", preset="rws-v5", betting_seconds=1, offer_seconds=2, decision_seconds=2
+    )
+    for site in serve(tmp_path, table, shoes={"rws": RWS_SHOE}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("rws")
+        page = ann.page
+        page.click("[data-spot='1:main']")
+        expect_contains(page.locator(".timer"), "draw to 12 or more, then stand (RWS v5 5.3)")
+        expect_contains(page.locator(".banner"), "Time ran out: your hand stood on 17, +25.00.")
+        assert_balances(site, {ann: "1025.00"})
+        ann.close()
+
+
+def test_an_insured_blackjack_is_offered_as_even_money(tmp_path: Path, browser: Browser) -> None:
+    """Live Blackjack Game Rules, Insurance ("You may obtain insurance even if you have
+    Blackjack"): against an Ace, ann's blackjack is offered even money; taking it
+    insures for half her bet, and she is paid 1 to 1 whatever the dealer has."""
+    table = TableConfig(id="live", preset="live", betting_seconds=60, offer_seconds=60)
+    for site in serve(tmp_path, table, shoes={"live": "AS AD KH 9C"}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("live")
+        page = ann.page
+        ann.chip("10.00")
+        page.click("[data-spot='1:main']")
+        page.keyboard.press("Enter")
+        offer = page.locator(".offer")
+        expect_contains(offer, "Even money: your blackjack paid 1 to 1 now")
+        assert "Insure" not in offer.inner_text() and "Insurance (I)" not in offer.inner_text()
+        page.keyboard.press("e")
+        expect_contains(page.locator(".banner"), "Blackjack!")
+        expect_contains(page.locator(".banner .banner-net"), "+10.00")  # 1 to 1 in all
+        assert_balances(site, {ann: "1010.00"})
+        assert site.books() == []
+        ann.close()
+
+
+def test_sign_up_errors_are_said_in_words(rws_site: Site, browser: Browser) -> None:
+    visitor = Player(browser, rws_site)
+    page = visitor.page
+    page.goto(f"{rws_site.url}/#/login")
+    page.fill("#name", "a b")
+    page.fill("#password", PASSWORD)
+    page.click("text=Sign up")
+    expect_text(
+        page.locator(".login .error"),
+        'A name may use only letters, digits and _ . - (not "a b").',
+    )
+    page.fill("#name", "ann")
+    page.fill("#password", "short")
+    page.click("text=Sign up")
+    expect_text(
+        page.locator(".login .error"), "A password has at least 8 characters; this one has 5."
+    )
+    visitor.close()
+
+
+def test_after_the_server_is_killed_the_player_is_told_what_became_of_his_round(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """RWS v5 5.4.2: a real ``croupier serve`` is killed (SIGKILL) while ann's round waits
+    for her; on restart the round is void (no outcome was established) and her stake
+    returned.  Her page reconnects and tells her so, and the table's log shows it."""
+    from tests.server.test_crash import start
+
+    tables = tmp_path / "tables.toml"
+    tables.write_text(
+        '[[table]]\nid = "rws"\npreset = "rws-v5"\n'
+        "betting_seconds = 60\noffer_seconds = 300\ndecision_seconds = 300\n"
+    )
+    db_url = f"sqlite:///{tmp_path / 'site.db'}"
+    port = free_port()
+    process = start(db_url, port, tables)
+    try:
+        site = Site(f"http://127.0.0.1:{port}", db_url)
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("rws")
+        page = ann.page
+        spot = page.locator("[data-spot='1:main']")
+        # A shuffled shoe: a round that ends on the deal (a blackjack) is played again.
+        for _ in range(5):
+            expect_text(spot, re.compile(r"^Bet$"))
+            spot.click()
+            page.keyboard.press("Enter")
+            page.wait_for_selector(".actions, .offer, .banner")
+            if page.locator(".actions, .offer").count():
+                break
+            page.wait_for_selector(".actions, .offer, [data-spot='1:main']:not([disabled])")
+        else:
+            pytest.fail("five blackjacks in a row")
+        heading = page.locator("h1").inner_text()
+        number = int(re.search(r"round #(\d+)", heading).group(1))  # type: ignore[union-attr]
+        staked = site.balance("ann")
+
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        process = start(db_url, port, tables)
+
+        expect_contains(
+            page.locator(".banner"),
+            f"Round {number} was void: technical interruption before any outcome was "
+            "established (RWS v5 5.4.2); your 25.00 was returned.",
+        )
+        expect_contains(page.locator(".log"), "Technical interruption")
+        assert_balances(site, {ann: str(staked + Decimal("25.00"))})
+        assert site.books() == []
+        ann.close()
+    finally:
+        process.kill()
+        process.wait()

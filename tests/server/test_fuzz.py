@@ -73,7 +73,7 @@ def test_a_message_is_either_parsed_or_refused_with_a_typed_error(text: str) -> 
     except ProtocolError as error:
         assert error.code in ("malformed", "unknown_type", "invalid") and str(error)
     else:
-        assert message.type in ("auth", "ping", "take_box", "leave_box", "action")
+        assert message.type in ("auth", "ping", "take_box", "leave_box", "confirm_bets", "action")
 
 
 @settings(

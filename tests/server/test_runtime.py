@@ -15,6 +15,9 @@ from croupier.server.errors import InsufficientFunds
 from croupier.server.runtime import ActionRefused, TableRuntime
 from tests.server.tables import balance, books, make_users, table
 
+#: ann's 10 and 7 against the dealer's 6, who draws 9 and K and busts (RWS v5, no hole card).
+RWS_CARDS = "10S 6D 7H 9C KD"
+
 
 def test_two_players_on_one_box_and_a_standing_player_declining_a_split(
     engine: sqlalchemy.Engine,
@@ -307,3 +310,144 @@ def test_a_database_error_when_a_timer_fires_is_retried_on_the_next_tick(
     assert runtime.tick(now=due + 0.05) is not None
     assert runtime.round.phase is Phase.SETTLED
     assert books(engine) == []
+
+
+def test_rws_v5_5_8_no_more_bets_comes_once_every_bettor_has_confirmed(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.8 ("No more bets"): the table deals as soon as every player with a bet on
+    the layout says his bets are made, without waiting for the betting clock; a bet
+    changed after confirming is confirmed again."""
+    ids = make_users(engine, "ann", "bob")
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS)
+    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    runtime.apply("bet", "bob", {"box": 2, "amount": "25"}, now=1)
+    total, outcome = runtime.confirm_bets("ann", now=2)
+    assert total == Decimal("25.00") and outcome is None
+    assert runtime.view(None)["confirmed"] == ["ann"]
+    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=3)  # ann adds a chip
+    assert runtime.view(None)["confirmed"] == []
+    assert runtime.confirm_bets("bob", now=4)[1] is None  # ann must confirm again
+    total, outcome = runtime.confirm_bets("ann", now=5)
+    assert total == Decimal("35.00")
+    assert outcome is not None and outcome.events[0].type == "bets_closed"
+    assert runtime.round.phase is not Phase.BETTING  # long before the clock's 15 s
+    assert balance(engine, ids["ann"]) == Decimal("965.00")
+    assert books(engine) == []
+
+
+def test_rws_v5_5_8_chips_on_the_layout_at_no_more_bets_are_the_bet(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.8: the bets on the layout when the clock calls "No more bets" play,
+    whether or not their player confirmed them; none is dropped."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS)
+    for chip in ("25", "10"):  # two chips as they land, never confirmed
+        runtime.apply("bet", "ann", {"box": 1, "amount": chip}, now=1)
+    runtime.tick(now=1 + runtime.config.betting_seconds)
+    assert runtime.round.phase is not Phase.BETTING
+    assert runtime.round.boxes[0].hands[0].stake == Decimal("35.00")
+    assert balance(engine, ids["ann"]) == Decimal("965.00")
+
+
+def test_rws_v5_5_2_a_box_under_the_minimum_cannot_be_confirmed(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.2: a box under the table minimum is raised or withdrawn before the deal,
+    so confirming it is refused with the minimum named; confirming no bet is refused."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS)
+    with pytest.raises(ActionRefused, match="put chips on a betting spot first") as none:
+        runtime.confirm_bets("ann", now=1)
+    assert none.value.code == "no_bets"
+    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1)
+    with pytest.raises(ActionRefused, match=r"under the table minimum 25\.00.*RWS v5 5\.2"):
+        runtime.confirm_bets("ann", now=2)
+    assert runtime.round.phase is Phase.BETTING and runtime.confirmed == set()
+
+
+def test_rws_v5_3_16_the_surrender_offer_carries_the_actions_of_playing_on(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 3.16: surrender is offered after the deal, before any third card; the
+    table shows it beside the actions the hand has if its player plays on."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", "8S 6D 8H")  # a pair of 8s against a 6
+    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    runtime.confirm_bets("ann", now=2)
+    (offer,) = runtime.view("ann")["offers"]
+    assert offer["kind"] == "surrender" and offer["blackjack"] is False
+    assert offer["then"] == ["hit", "stand", "double", "split"]
+
+
+def test_live_insurance_an_insured_blackjack_is_marked_for_even_money_wording(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """Live Blackjack Game Rules, Insurance: "You may obtain insurance even if you have
+    Blackjack"; the offer says the hand is a blackjack (even money in effect)."""
+    ids = make_users(engine, "ann")
+    # live deals the hole card second: ann A, up A, ann K, hole 9.
+    runtime = table(engine, ids, "live", "AS AD KH 9C")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1)
+    runtime.confirm_bets("ann", now=2)
+    offers = runtime.view("ann")["offers"]
+    assert [(o["kind"], o["blackjack"]) for o in offers] == [("insurance", True)]
+
+
+def test_the_time_out_rule_cites_the_tables_own_rulebook(engine: sqlalchemy.Engine) -> None:
+    """RWS v5 5.3 at RWS v5; the live rules are silent and follow it, and say so."""
+    ids = make_users(engine, "ann")
+    assert table(engine, ids, "rws-v5").view(None)["timeout_rule"] == (
+        "draw to 12 or more, then stand (RWS v5 5.3)"
+    )
+    live = table(engine, ids, "live").view(None)
+    assert live["timeout_rule"] == (
+        "draw to 12 or more, then stand (live rules silent; as RWS v5 5.3)"
+    )
+
+
+def test_the_dealer_is_told_whose_card_comes_next(engine: sqlalchemy.Engine) -> None:
+    """RWS v5 (no hole card): box by box, then the dealer's up card, then the second
+    cards; a player never sees where the next card goes."""
+    ids = make_users(engine, "ann", "bob")
+    runtime = table(engine, ids, "rws-v5", dealt="dealer")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    runtime.apply("bet", "bob", {"box": 3, "amount": "25"}, now=1)
+    runtime.tick(now=1 + runtime.config.betting_seconds)
+    seen = []
+    for card in ("10S", "9H", "6D", "7C", "8C"):
+        seen.append(runtime.view(None, dealer=True)["next_card_for"])
+        runtime.apply("card", None, {"card": card}, now=20)
+    assert seen == ["box 1", "box 3", "the dealer", "box 1", "box 3"]
+    assert runtime.view("ann")["next_card_for"] is None
+
+
+def test_the_tables_log_is_read_back_after_a_restart(engine: sqlalchemy.Engine) -> None:
+    """The log of the last rounds comes from the database: a new process shows it, with
+    the round a failure cut off voided (RWS v5 5.4) and its stake returned."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS + " 8S 6D 8H")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    runtime.confirm_bets("ann", now=2)
+    runtime.apply("decline", "ann", {"box": 1}, now=3)
+    runtime.apply("stand", "ann", {}, now=4)  # the dealer busts: ann wins 25
+    runtime.tick(now=100)  # the next round opens
+    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=101)
+    runtime.confirm_bets("ann", now=102)
+    first, second = runtime.log(3)[0]["number"], runtime.log(3)[1]["number"]
+    assert (first, second) == (1, 2)
+    del runtime  # the process dies mid-round
+    back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
+    log = back.log(3)
+    assert [(entry["number"], entry["status"]) for entry in log] == [
+        (1, "settled"),
+        (2, "void"),
+        (3, "open"),
+    ]
+    settled = [e for e in log[0]["events"] if e["type"] == "bet_settled"]
+    assert [(e["player"], e["net"]) for e in settled] == [("ann", "25.00")]
+    voided = [e["type"] for e in log[1]["events"]]
+    assert "technical_interruption" in voided and "round_voided" in voided
+    assert balance(engine, ids["ann"]) == Decimal("1025.00")
+    assert [entry["number"] for entry in back.log(1)] == [2, 3]

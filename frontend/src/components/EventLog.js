@@ -24,7 +24,7 @@ export function describe(e) {
     case "split_followed": return `${e.player} follows the split on box ${e.box} (${e.amount})`;
     case "double_followed": return `${e.player} follows the double on box ${e.box} (${e.amount})`;
     case "player_surrendered": return `${where(e)} surrenders`;
-    case "player_timed_out": return `${where(e)}: time is up, the hand draws to 12 and stands`;
+    case "player_timed_out": return `${where(e)}: time ran out, the hand draws to 12 or more and stands`;
     case "dealer_finished": return `Dealer ${e.blackjack ? "has blackjack" : e.busted ? `busts with ${e.total}` : `has ${e.total}`}`;
     case "bet_settled": return `${e.player}, ${bet(e.bet)} on ${where(e).toLowerCase()}: ${outcomeWords(e.outcome)} ${signed(e.net)}`;
     case "bet_returned": return `${e.player}'s ${bet(e.bet)} on box ${e.box} returned: ${e.reason}`;
@@ -39,6 +39,6 @@ export function describe(e) {
 export function EventLog({ table }) {
   return html`<section class="log" aria-label="what happened">
     <h2>Table log</h2>
-    <ol aria-live="polite">${table.events.value.map(({ id, event }) => html`<li key=${id} class=${event.type}>${describe(event)}</li>`)}</ol>
+    <ol aria-live="polite">${table.events.value.map(({ id, number, event }) => html`<li key=${id} class=${event.type} data-round=${number}>${describe(event)}</li>`)}</ol>
   </section>`;
 }

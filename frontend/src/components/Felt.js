@@ -4,10 +4,15 @@ import { Cards } from "./Card.js";
 import { Timer } from "./Timer.js";
 import { amount, format, signed, sum } from "../money.js";
 import { outcomeWords, sideBetName } from "../names.js";
+import { layoutTotal } from "../betting.js";
+import { ChipStack, ResultBanner } from "./Outcome.js";
 
 const DEAL_STEP_MS = 140;
 
-export function Felt({ table, view, pending, onSpot, chipSelected, print }) {
+export function Felt({ table, view, onSpot, chipSelected, print }) {
+  const you = table.you.value;
+  const betting = view.phase === "betting";
+  const total = you && betting ? layoutTotal(view.bets, you) : null;
   const inPlay = view.boxes.map((b) => b.box);
   // The order of the initial deal: each box's first card, the dealer's, then the second cards.
   const rounds = inPlay.length + 1;
@@ -20,16 +25,18 @@ export function Felt({ table, view, pending, onSpot, chipSelected, print }) {
       <div class="total">${view.dealer.cards.length ? html`Dealer <strong>${view.dealer.total}</strong>` : "Dealer"}</div>
       <${Timer} table=${table} view=${view} />
       <p class="felt-print">${view.phase === "void" ? `Round void: ${view.void_reason}` : print}</p>
+      ${total !== null && amount(total).gt(0) && html`<p class="layout-total" role="status">Your bets on the layout: <strong>${total}</strong>${view.confirmed.includes(you) ? " · accepted" : ""}</p>`}
+      <${ResultBanner} table=${table} betting=${betting} />
     </div>
     <ol class="boxes" style=${`--count:${boxes.length}`}>
       ${boxes.map((number) => html`<${Box} key=${number} number=${number} count=${boxes.length} table=${table} view=${view}
-        pending=${pending.filter((p) => p.box === number)} onSpot=${onSpot} chipSelected=${chipSelected}
+        onSpot=${onSpot} chipSelected=${chipSelected}
         dealOrder=${dealOrder(number)} />`)}
     </ol>
   </section>`;
 }
 
-function Box({ number, count, table, view, pending, onSpot, chipSelected, dealOrder }) {
+function Box({ number, count, table, view, onSpot, chipSelected, dealOrder }) {
   const you = table.you.value;
   const placed = view.boxes.find((b) => b.box === number);
   const bets = view.bets.filter((b) => b.box === number);
@@ -42,22 +49,16 @@ function Box({ number, count, table, view, pending, onSpot, chipSelected, dealOr
   const spot = (bet) => {
     const onTable = sum(bets.filter((b) => b.bet === bet).map((b) => b.amount));
     const mine = sum(bets.filter((b) => b.bet === bet && b.player === you).map((b) => b.amount));
-    const local = sum(pending.filter((p) => p.bet === bet).map((p) => p.value));
     const main = bet === "main";
     const label = main ? (holder && holder !== you && bets.some((b) => b.bet === "main") ? "Bet behind" : "Bet") : sideBetName(bet);
     const won = results.filter((r) => r.bet === bet && r.hand === null);
-    return html`<button type="button" class=${`spot ${main ? "main" : "side"}${local.gt(0) ? " pending" : ""}${onTable.gt(0) ? " staked" : ""}`}
+    return html`<button type="button" class=${`spot ${main ? "main" : "side"}${mine.gt(0) ? " mine" : ""}${onTable.gt(0) ? " staked" : ""}`}
       data-spot=${`${number}:${bet}`} disabled=${!betting || !you}
-      aria-label=${`${label} on box ${number}${onTable.gt(0) ? `, ${format(onTable)} on it` : ""}${local.gt(0) ? `, ${format(local)} to place` : ""}`}
+      aria-label=${`${label} on box ${number}${onTable.gt(0) ? `, ${format(onTable)} on it` : ""}${mine.gt(0) && !mine.eq(onTable) ? `, ${format(mine)} yours` : ""}`}
       title=${chipSelected ? "" : "Pick a chip first"}
-      onClick=${(event) => {
-        // A mouse click leaves no focus behind, so Enter then places the bets.
-        if (event.detail > 0) event.currentTarget.blur();
-        onSpot(number, bet);
-      }}>
-      <span>${label}</span>
-      ${onTable.gt(0) && html`<strong class="stack">${format(onTable)}${mine.gt(0) && !mine.eq(onTable) ? html` <small>(yours ${format(mine)})</small>` : ""}</strong>`}
-      ${local.gt(0) && html`<em class="stack pending">+${format(local)}</em>`}
+      onClick=${() => onSpot(number, bet)}>
+      <span class="spot-label">${label}</span>
+      ${onTable.gt(0) && html`<span class="stack"><${ChipStack} value=${onTable} />${mine.gt(0) && !mine.eq(onTable) ? html` <small>(yours ${format(mine)})</small>` : ""}</span>`}
       ${won.map((r) => html`<${Result} result=${r} />`)}
     </button>`;
   };
@@ -78,7 +79,11 @@ function Box({ number, count, table, view, pending, onSpot, chipSelected, dealOr
 
 function Hand({ hand, active, you, results, dealOrder }) {
   const total = hand.blackjack ? "Blackjack" : `${hand.soft && hand.total < 21 ? "soft " : ""}${hand.total}${hand.total > 21 ? " bust" : ""}`;
-  return html`<div class=${`hand${active ? " active" : ""}`} data-hand=${hand.hand} aria-current=${active ? "true" : null}>
+  // The hand's own result for the player (his main bet on it): highlighted on the felt.
+  const own = results.filter((r) => r.bet === "main" && r.player === you);
+  const net = sum(own.map((r) => r.net));
+  const outcome = !own.length ? "" : own.some((r) => r.outcome === "blackjack" && amount(r.net).gt(0)) ? " blackjack" : net.gt(0) ? " won" : net.lt(0) ? " lost" : " push";
+  return html`<div class=${`hand${active ? " active" : ""}${outcome}`} data-hand=${hand.hand} aria-current=${active ? "true" : null}>
     <${Cards} cards=${hand.cards} dealOrder=${dealOrder} />
     <div class="total">${hand.cards.length ? total : ""}${hand.doubled ? " · doubled" : ""}${hand.surrendered ? " · surrendered" : ""}</div>
     <div class="stakes">${Object.entries(hand.stakes).map(([player, stake]) => html`<span class=${player === you ? "mine" : ""}>${player} ${stake}</span>`)}</div>
@@ -86,7 +91,9 @@ function Hand({ hand, active, you, results, dealOrder }) {
   </div>`;
 }
 
-/** A settled bet: whose, how it ended, and what it made. */
+/** A settled bet: whose, how it ended, and what it made (a push in a neutral colour). */
 function Result({ result, label = result.player }) {
-  return html`<span class=${`result ${amount(result.net).gte(0) ? "won" : "lost"}`}>${label}: ${outcomeWords(result.outcome)} ${signed(result.net)}</span>`;
+  const net = amount(result.net);
+  const kind = net.gt(0) ? "won" : net.lt(0) ? "lost" : "push";
+  return html`<span class=${`result ${kind}`}>${label}: ${outcomeWords(result.outcome)} ${signed(result.net)}</span>`;
 }

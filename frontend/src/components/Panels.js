@@ -36,8 +36,11 @@ export function RulesPanel({ id, onClose }) {
   <//>`;
 }
 
+/** The basic strategy chart, fetched when first opened (it is the page's largest read). */
 export function StrategyPanel({ strategy, onClose }) {
-  return html`<${Dialog} title=${strategy.title} onClose=${onClose} className="strategy-panel">
-    <div class="chart" dangerouslySetInnerHTML=${{ __html: strategy.svg /* our own server's SVG */ }}></div>
+  return html`<${Dialog} title=${strategy ? strategy.title : "Basic strategy"} onClose=${onClose} className="strategy-panel">
+    ${strategy
+      ? html`<div class="chart" dangerouslySetInnerHTML=${{ __html: strategy.svg /* our own server's SVG */ }}></div>`
+      : html`<p role="status">Loading the chart…</p>`}
   <//>`;
 }

@@ -1,7 +1,7 @@
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { elapsed, now } from "../clock.js";
-import { amount } from "../money.js";
+import { amount, signed } from "../money.js";
 import { acknowledgeReminder, balance, net, plays, realityCheckDue, refreshPlay, startedAt, user, wagered } from "../session.js";
 
 const HOUR_MS = 3600_000;
@@ -23,7 +23,7 @@ export function SessionBar({ onLogout }) {
         <button type="button" id="logout" onClick=${onLogout}>Log out</button>` : who ? html`
         <span>${who.name}</span>
         <span>Balance <strong id="balance">${balance.value ?? "–"}</strong></span>
-        <span>Session <strong id="net" class=${net.value && amount(net.value).lt(0) ? "down" : ""}>${net.value ?? "0.00"}</strong></span>
+        <span>Session <strong id="net" class=${net.value && amount(net.value).lt(0) ? "down" : net.value && amount(net.value).gt(0) ? "up" : ""}>${signed(net.value ?? "0.00")}</strong></span>
         <span>Time <strong id="clock" role="timer">${elapsed(now.value - (startedAt.value ?? now.value))}</strong></span>
         <button type="button" id="logout" onClick=${onLogout}>Log out</button>` : html`<a class="button" href="#/login">Log in</a>`}
     </div>
@@ -53,7 +53,7 @@ export function Reminder() {
     if (!due || text) return;
     refreshPlay().then(() => {
       setText(`You have played for ${playedWords(now.value - startedAt.value)} and wagered ${wagered.value ?? "(unavailable)"}. ` +
-        `Your net result this session is ${net.value}.`);
+        `Your net result this session is ${signed(net.value ?? "0.00")}.`);
       ref.current?.showModal();
     });
   }, [due, text]);

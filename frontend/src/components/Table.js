@@ -1,12 +1,12 @@
 // A table: the felt, the chip tray, the offers and actions of the player's turn, the
 // table's messages and log, and the panels of its rules and strategy.
 import { html } from "htm/preact";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { useSignalEffect } from "@preact/signals";
 import { api } from "../api.js";
-import { refuseBets, refuseChip, totals } from "../betting.js";
+import { refuseChip, refuseConfirm, totals } from "../betting.js";
 import { codeWords, strategyCode } from "../hint.js";
-import { chipColour, chipValues, format } from "../money.js";
+import { amount, chipColour, chipValues, format, sum } from "../money.js";
 import { balance, user } from "../session.js";
 import { TableConnection } from "../table.js";
 import { ratioWords } from "../names.js";
@@ -14,12 +14,17 @@ import { Felt } from "./Felt.js";
 import { EventLog } from "./EventLog.js";
 import { RulesPanel, StrategyPanel } from "./Panels.js";
 import { DealerConsole } from "./DealerConsole.js";
+import { RecentResults } from "./Outcome.js";
+import { play, soundOn, toggleSound } from "../sound.js";
 
 const ACTIONS = {
   hit: ["h", "Hit"], stand: ["s", "Stand"], double: ["d", "Double"], split: ["p", "Split"], surrender: ["r", "Surrender"],
 };
 const OFFERS = {
   insurance: ["i", "insurance", "Insurance", "Insure for half your bet?"],
+  // Insuring a blackjack against an Ace is even money in effect: the bet is paid 1 to 1
+  // whatever the dealer has (the rules that allow it: live and online tables).
+  "insured-blackjack": ["e", "insurance", "Even money", "Even money: your blackjack paid 1 to 1 now, whatever the dealer has (insured for half your bet)?"],
   "even-money": ["e", "even_money", "Even money", "Take even money for your blackjack?"],
   surrender: ["r", "surrender", "Surrender", "Surrender for half your bet back?"],
   "follow-split": ["f", "follow", "Follow split", "The box's player split: follow with a matching bet?"],
@@ -34,21 +39,46 @@ export function TablePage({ id, dealer = false }) {
   const [strategy, setStrategy] = useState(null);
   const [panel, setPanel] = useState(null);
   const [chip, setChip] = useState(null);
-  const [pending, setPending] = useState([]); // chips: {box, bet, value}
+  // The chips the player put down this round, in order (for Undo): {round, box, bet, value}.
+  const [chips, setChips] = useState([]);
   const lastKey = `croupier.last-bets.${id}`;
   const [lastBets, setLastBets] = useState(() => JSON.parse(sessionStorage.getItem(lastKey) ?? "[]"));
   const [hint, setHint] = useState(false);
+  // Actions chosen while a box's surrender offer is open: each played when its hand's
+  // turn comes ({round, box, action}).
+  const [queued, setQueued] = useState([]);
+  const betsThisRound = useRef({ round: null, bets: [] });
   const view = table.view.value;
   const you = table.you.value;
 
   useEffect(() => {
     api(`/api/tables/${encodeURIComponent(id)}/rules`).then((data) => setRules(data.rules)).catch((error) => table.tell("error", error.message));
-    api(`/api/tables/${encodeURIComponent(id)}/strategy`).then(setStrategy).catch(() => {});
   }, [id]);
 
-  // Chips not yet placed are dropped when the bets close.
+  // The bets on the layout at "No more bets" are the round's bets: remembered for Rebet.
   useSignalEffect(() => {
-    if (table.view.value && table.view.value.phase !== "betting") setPending((chips) => (chips.length ? [] : chips));
+    const current = table.view.value;
+    const me = table.you.value;
+    if (!current || !me) return;
+    const seen = betsThisRound.current;
+    if (current.phase === "betting") {
+      const mine = current.bets.filter((b) => b.player === me).map((b) => ({ box: b.box, bet: b.bet, value: b.amount }));
+      betsThisRound.current = { round: current.round, bets: mine };
+    } else if (seen.round === current.round && seen.bets.length) {
+      const bets = totals(seen.bets);
+      setLastBets(bets);
+      sessionStorage.setItem(lastKey, JSON.stringify(bets));
+      betsThisRound.current = { round: null, bets: [] };
+    }
+  });
+  // A chosen action is played once the hand's turn has come and the action is legal.
+  useSignalEffect(() => {
+    const current = table.view.value;
+    if (!queued.length || !current) return;
+    const live = queued.filter((q) => q.round === current.round && ["offers", "player-turns"].includes(current.phase));
+    const due = live.find((q) => current.turn?.yours && current.turn.box === q.box && current.turn.hand === 1 && current.legal_actions.includes(q.action));
+    if (due) table.act(due.action);
+    if (due || live.length !== queued.length) setQueued(live.filter((q) => q !== due));
   });
   // The first chip of a table is picked for the player: its smallest.
   useEffect(() => {
@@ -57,44 +87,100 @@ export function TablePage({ id, dealer = false }) {
 
   const placed = view ? view.bets.filter((b) => b.player === you) : [];
   const limits = rules ?? (view && { minimum_bet: view.minimum_bet, maximum_bet: view.maximum_bet });
+  const myChips = view ? chips.filter((c) => c.round === view.round) : [];
 
+  /** A chip lands on a spot: it is sent at once, so it is a bet even if never confirmed. */
   function onSpot(box, bet) {
     if (!you) return table.tell("error", "Log in to bet.");
     if (!chip) return table.tell("error", "Pick a chip first.");
-    const refusal = refuseChip({ box, bet, value: chip, pending, placed, rules: limits, balance: balance.value });
+    const refusal = refuseChip({ box, bet, value: chip, pending: [], placed, rules: limits, balance: balance.value });
     if (refusal) return table.tell("error", refusal);
-    setPending([...pending, { box, bet, value: chip }]);
+    if (table.act("bet", { box, amount: chip, bet })) {
+      setChips([...myChips, { round: view.round, box, bet, value: chip }]);
+      play("chip");
+    }
   }
 
+  function undo() {
+    const last = myChips[myChips.length - 1];
+    if (!last) return;
+    // What stays on the spot: the player's earlier chips there (the table's view may not
+    // show the last chip yet).
+    const rest = sum(myChips.slice(0, -1).filter((c) => c.box === last.box && c.bet === last.bet).map((c) => c.value));
+    table.act("withdraw", { box: last.box, bet: last.bet });
+    if (rest.gt(0)) table.act("bet", { box: last.box, bet: last.bet, amount: format(rest) });
+    setChips(myChips.slice(0, -1));
+  }
+
+  function clear() {
+    for (const bet of placed) table.act("withdraw", { box: bet.box, bet: bet.bet });
+    setChips([]);
+  }
+
+  /** Enter: the bets on the layout are confirmed ("Bets accepted: 35.00"); once every
+   * player with a bet has confirmed, the round is dealt without waiting for the clock. */
   function placeBets() {
-    if (!pending.length) return table.tell("error", "Put chips on a betting spot first.");
-    const refusal = refuseBets(pending, placed, limits);
+    if (!placed.length && !myChips.length) return table.tell("error", "Put chips on a betting spot first.");
+    // Chips still on their way are ahead of the confirmation on the same socket: the
+    // server takes them first, and checks the minimum itself.
+    const inFlight = sum(myChips.map((c) => c.value)).gt(sum(placed.map((b) => b.amount)));
+    const refusal = inFlight ? null : refuseConfirm(view.bets, you, limits);
     if (refusal) return table.tell("error", refusal);
-    const bets = totals(pending);
-    for (const bet of bets) table.act("bet", { box: bet.box, amount: bet.value, bet: bet.bet });
-    setLastBets(bets);
-    sessionStorage.setItem(lastKey, JSON.stringify(bets));
-    setPending([]);
+    table.send({ type: "confirm_bets" });
   }
 
   function repeat(times) {
     if (!lastBets.length) return table.tell("error", "No bets yet to repeat.");
-    const chips = lastBets.flatMap((bet) => Array.from({ length: times }, () => ({ box: bet.box, bet: bet.bet, value: bet.value })));
-    for (let k = 0; k < chips.length; k += 1) {
-      const refusal = refuseChip({ ...chips[k], pending: chips.slice(0, k), placed, rules: limits, balance: balance.value });
+    const wanted = lastBets.map((bet) => ({ box: bet.box, bet: bet.bet, value: format(amount(bet.value).times(times)) }));
+    for (let k = 0; k < wanted.length; k += 1) {
+      const refusal = refuseChip({ ...wanted[k], pending: wanted.slice(0, k), placed, rules: limits, balance: balance.value });
       if (refusal) return table.tell("error", refusal);
     }
-    setPending(chips);
+    const landed = [];
+    for (const bet of wanted) {
+      if (table.act("bet", { box: bet.box, amount: bet.value, bet: bet.bet })) landed.push({ round: view.round, ...bet });
+    }
+    setChips([...myChips, ...landed]);
   }
 
-  // Keyboard: the letter on each button; an action letter out of turn says why nothing happens.
+  async function loadStrategy() {
+    if (strategy) return strategy;
+    const chart = await api(`/api/tables/${encodeURIComponent(id)}/strategy`);
+    setStrategy(chart);
+    return chart;
+  }
+  function openChart() {
+    setPanel("strategy");
+    loadStrategy().catch((error) => table.tell("error", error.message));
+  }
+
+  /** An action of the player's turn, or, while his surrender offer is open, his answer to
+   * it: surrender, or play on with the action chosen (RWS v5 3.16). */
+  function decide(action, surrender) {
+    if (!surrender) return table.act(action);
+    if (action === "surrender") return table.act("surrender", { box: surrender.box });
+    table.act("decline", { box: surrender.box, kind: "surrender" });
+    setQueued([...queued, { round: view.round, box: surrender.box, action }]);
+  }
+
+  // Keyboard: the letter on each button; Enter places the bets wherever the focus is on
+  // the layout (a chip, a spot); an action letter out of turn says why nothing happens.
   useEffect(() => {
     function onKey(event) {
       if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
       if (event.ctrlKey || event.metaKey || event.altKey || document.querySelector("dialog[open]")) return;
       const key = event.key.toLowerCase();
-      // Enter on a focused button or link is that element's own.
-      if (key === "enter" && event.target instanceof Element && event.target.closest("button, a")) return;
+      const target = event.target instanceof Element ? event.target : null;
+      if (key === "enter") {
+        // Other buttons and links keep their own Enter; on the layout, Enter places bets.
+        if (target?.closest("button, a, summary") && !target.closest(".felt, .betting")) return;
+        const place = document.querySelector('.controls button[data-key="enter"]');
+        if (place) {
+          event.preventDefault();
+          place.click();
+        }
+        return;
+      }
       const button = document.querySelector(`.controls button[data-key="${key}"]:not(:disabled)`);
       if (button) {
         event.preventDefault();
@@ -121,6 +207,10 @@ export function TablePage({ id, dealer = false }) {
     ? `Blackjack pays ${ratioWords(rules.blackjack_pays)} · Dealer ${rules.dealer_hits_soft_17 ? "hits soft 17" : "stands on all 17s"}${rules.insurance ? ` · Insurance pays ${ratioWords(rules.insurance_pays)}` : ""}`
     : "";
   const myOffers = view.offers.filter((o) => o.player === you);
+  // One box's surrender offer at a time (a player on two boxes answers each in turn).
+  const surrender = myOffers.find((o) => o.kind === "surrender" && o.then && !queued.some((q) => q.box === o.box));
+  const otherOffers = myOffers.filter((o) => o !== surrender);
+  const actions = view.legal_actions.length ? view.legal_actions : surrender ? [...surrender.then, "surrender"] : [];
   const code = hint && view.turn?.yours ? hintCode(view, strategy) : null;
 
   return html`<div class="table-page">
@@ -128,7 +218,7 @@ export function TablePage({ id, dealer = false }) {
       <h1>${view.table} <small>${view.rules} v${view.rules_version} · round #${view.number} · bets ${view.minimum_bet}–${view.maximum_bet}</small></h1>
       <span class=${`link ${table.status.value}`} role="status">${{ open: "", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Disconnected" }[table.status.value]}</span>
     </header>
-    <${Felt} table=${table} view=${view} pending=${pending} onSpot=${onSpot} chipSelected=${chip} print=${print} />
+    <${Felt} table=${table} view=${view} onSpot=${onSpot} chipSelected=${chip} print=${print} />
     <${Notice} table=${table} />
     <section class="controls" aria-label="your controls">
       ${dealer ? html`<${DealerConsole} table=${table} view=${view} />` : html`
@@ -140,31 +230,40 @@ export function TablePage({ id, dealer = false }) {
               data-value=${value} onClick=${() => setChip(value)}>${value.replace(/\.00$/, "")}</button>`)}
           </div>
           <div class="row">
-            <button type="button" data-key="u" disabled=${!pending.length} onClick=${() => setPending(pending.slice(0, -1))}>Undo (U)</button>
-            <button type="button" data-key="c" disabled=${!pending.length} onClick=${() => setPending([])}>Clear (C)</button>
+            <button type="button" data-key="u" disabled=${!myChips.length} onClick=${undo}>Undo (U)</button>
+            <button type="button" data-key="c" disabled=${!placed.length} onClick=${clear}>Clear (C)</button>
             <button type="button" data-key="b" disabled=${!lastBets.length} onClick=${() => repeat(1)}>Rebet (B)</button>
             <button type="button" data-key="x" disabled=${!lastBets.length} onClick=${() => repeat(2)}>Double bet (X)</button>
             <button type="button" class="primary" data-key="enter" onClick=${placeBets}>Place bets (Enter)</button>
           </div>
         </div>`}
-        ${myOffers.map((offer) => {
-          const [key, op, label, question] = OFFERS[offer.kind];
-          return html`<div class="row offer" role="group" aria-label=${`${offer.kind} offer, box ${offer.box}`}>
-            <span>Box ${offer.box}${offer.hand > 1 ? `, hand ${offer.hand}` : ""}: ${question}${offer.amount ? ` (${offer.amount})` : ""}</span>
-            <button type="button" class="primary" data-key=${key} onClick=${() => table.act(op, { box: offer.box })}>${label} (${key.toUpperCase()})</button>
+        ${otherOffers.map((offer) => {
+          const kind = offer.kind === "insurance" && offer.blackjack ? "insured-blackjack" : offer.kind;
+          const [key, op, label, question] = OFFERS[kind];
+          const args = kind === "insured-blackjack" ? { box: offer.box, amount: offer.amount } : { box: offer.box };
+          return html`<div class="row offer" role="group" aria-label=${`${label} offer, box ${offer.box}`}>
+            <span>Box ${offer.box}${offer.hand > 1 ? `, hand ${offer.hand}` : ""}: ${question}${offer.amount && kind !== "insured-blackjack" ? ` (${offer.amount})` : ""}</span>
+            <button type="button" class="primary" data-key=${key} onClick=${() => table.act(op, args)}>${label} (${key.toUpperCase()})</button>
             <button type="button" data-key="n" onClick=${() => table.act("decline", { box: offer.box, kind: offer.kind })}>No thanks (N)</button>
           </div>`;
         })}
-        ${view.legal_actions.length > 0 && html`<div class="row actions" role="group" aria-label="your move">
-          ${view.legal_actions.map((action) => html`<button type="button" class="primary" data-key=${ACTIONS[action][0]}
-            onClick=${() => table.act(action)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
+        ${actions.length > 0 && html`<div class="row actions" role="group" aria-label="your move">
+          ${actions.map((action) => html`<button type="button" class=${action === "surrender" ? "" : "primary"} data-key=${ACTIONS[action][0]}
+            onClick=${() => decide(action, view.legal_actions.length ? null : surrender)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
+          ${surrender && !view.legal_actions.length && html`<span class="fine">Surrender: half your bet back (${view.rules}).</span>`}
         </div>`}
+        ${queued.map((q) => html`<p class="fine" role="status" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
         ${code && html`<p class="hint" role="note">Basic strategy: ${codeWords(code)}</p>`}
         <div class="row tools">
           <button type="button" onClick=${() => setPanel("rules")}>Rules</button>
-          <button type="button" onClick=${() => setPanel("strategy")} disabled=${!strategy}>Strategy chart</button>
-          <label><input type="checkbox" checked=${hint} onChange=${(event) => setHint(event.currentTarget.checked)} /> Show hint</label>
-        </div>`}
+          <button type="button" onClick=${openChart}>Strategy chart</button>
+          <label><input type="checkbox" checked=${hint} onChange=${(event) => {
+            setHint(event.currentTarget.checked);
+            if (event.currentTarget.checked) loadStrategy().catch((error) => table.tell("error", error.message));
+          }} /> Show hint</label>
+          <button type="button" class="sound" aria-pressed=${soundOn.value ? "true" : "false"} onClick=${toggleSound}>${soundOn.value ? "Sound on" : "Sound off"}</button>
+        </div>
+        ${you && html`<${RecentResults} table=${table} />`}`}
     </section>
     <${EventLog} table=${table} />
     ${panel === "rules" && html`<${RulesPanel} id=${id} onClose=${() => setPanel(null)} />`}

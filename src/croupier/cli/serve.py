@@ -133,7 +133,11 @@ def serve(
         click.echo(f"croupier standing by: {owned}; taking over when it stops", err=True)
 
     settings = Settings(
-        url=url, tables=tables, play_money=chips, standby=waiting if standby else None
+        url=url,
+        tables=tables,
+        play_money=chips,
+        standby=waiting if standby else None,
+        rtp_at_start=True,  # the lobby's figures, worked out (or read back) at once
     )
     try:
         app = create_app(settings)

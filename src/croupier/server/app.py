@@ -18,15 +18,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
+from pathlib import Path
 from typing import Annotated, Any
 
 import sqlalchemy as sa
 import starlette.websockets
 from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
 from croupier.errors import CroupierError
 from croupier.server import accounts, ledger, rounds_store
@@ -50,6 +54,7 @@ from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,
     Action,
     Auth,
+    ConfirmBets,
     LeaveBox,
     Ping,
     ProtocolError,
@@ -70,7 +75,7 @@ from croupier.server.runtime import (
 )
 from croupier.server.schema import users
 from croupier.server.tables import default_tables, table_summary
-from croupier.server.web import add_web_routes
+from croupier.server.web import RtpCache, add_web_routes, default_cache_dir
 
 __all__ = ["SESSION_COOKIE", "Settings", "create_app"]
 
@@ -108,6 +113,12 @@ class Settings:
     #: (``None``: refuse at once with :class:`~croupier.server.ownership.TableOwned`).
     #: Called once with the refusal when the waiting begins.
     standby: Callable[[Exception], None] | None = None
+    #: Where computed figures (the tables' exact RTPs) are kept across restarts
+    #: (``None``: in memory only).
+    cache_dir: Path | None = field(default_factory=default_cache_dir)
+    #: Compute the tables' RTPs in the background as the server starts (``croupier
+    #: serve`` does), so that the lobby has them at once.
+    rtp_at_start: bool = False
 
 
 # -- HTTP models (the OpenAPI description) -----------------------------------------------------
@@ -120,11 +131,46 @@ class Credentials(BaseModel):
     password: str = Field(min_length=1, max_length=1024, examples=["correct horse battery"])
 
 
-class Registration(BaseModel):
-    """A new account's name (3 to 40 of A-Z a-z 0-9 _ . -) and password (8 or more)."""
+_ACCOUNT_NAME = re.compile(r"[A-Za-z0-9_.-]{3,40}")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{3,40}$", examples=["ann"])
-    password: str = Field(min_length=8, max_length=1024, examples=["correct horse battery"])
+
+class Registration(BaseModel):
+    """A new account's name (3 to 40 of A-Z a-z 0-9 _ . -) and password (8 or more).
+
+    A name or password that does not fit is refused in words a person reads:
+
+    >>> from pydantic import ValidationError
+    >>> try:
+    ...     Registration(name="a b", password="correct horse")
+    ... except ValidationError as error:
+    ...     print(error.errors()[0]["msg"])
+    Value error, A name may use only letters, digits and _ . - (not "a b").
+    """
+
+    # The limits are checked by the validators below (in words); the schema states them.
+    name: str = Field(examples=["ann"], json_schema_extra={"pattern": f"^{_ACCOUNT_NAME.pattern}$"})
+    password: str = Field(
+        examples=["correct horse battery"],
+        json_schema_extra={"minLength": 8, "maxLength": 1024},
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name_in_words(cls, name: str) -> str:
+        if not 3 <= len(name) <= 40:
+            raise ValueError(f"A name has 3 to 40 characters; {name!r} has {len(name)}.")
+        if _ACCOUNT_NAME.fullmatch(name) is None:
+            raise ValueError(f'A name may use only letters, digits and _ . - (not "{name}").')
+        return name
+
+    @field_validator("password")
+    @classmethod
+    def _password_in_words(cls, password: str) -> str:
+        if len(password) < 8:
+            raise ValueError(f"A password has at least 8 characters; this one has {len(password)}.")
+        if len(password) > 1024:
+            raise ValueError("A password has at most 1024 characters.")
+        return password
 
 
 class AccountOut(BaseModel):
@@ -547,9 +593,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         raise
     throttle = accounts.AddressThrottle()
 
+    figures = RtpCache(settings.cache_dir)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.start()
+        if settings.rtp_at_start:
+            figures.warm(runtime.rules for runtime in hub.runtimes.values())
         try:
             yield
         finally:
@@ -564,7 +614,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.hub = hub
+    app.state.rtp = figures
     ledger.log_movements(engine)
+    # The page and the API's answers go out compressed to a browser that takes gzip.
+    app.add_middleware(GZipMiddleware, minimum_size=500)
 
     @app.middleware("http")
     async def log_requests(
@@ -594,7 +647,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         return response
 
-    add_web_routes(app, lambda table: hub.runtimes[table].preset if table in hub.runtimes else None)
+    add_web_routes(
+        app, lambda table: hub.runtimes[table].preset if table in hub.runtimes else None, figures
+    )
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        if request.url.path != "/api/accounts":
+            return await request_validation_exception_handler(request, error)
+        # A sign-up: the first problem in a person's words, in the shape of our errors.
+        problems = error.errors()
+        first = problems[0] if problems else {}
+        where = [str(part) for part in first.get("loc", ()) if part != "body"]
+        reason = str(first.get("msg", "the request is not valid")).removeprefix("Value error, ")
+        if first.get("type") == "missing":
+            reason = f"Give a {where[-1] if where else 'name and password'}."
+        elif not reason[:1].isupper():
+            reason = f"{' '.join(where).capitalize() or 'The request'}: {reason}."
+        return JSONResponse(
+            status_code=422, content={"error": "invalid_account", "message": reason}
+        )
 
     @app.exception_handler(HttpError)
     async def http_error(request: Request, error: HttpError) -> JSONResponse:
@@ -659,7 +731,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post(
         "/api/accounts",
         status_code=201,
-        responses={400: {"model": ErrorOut}, 409: {"model": ErrorOut}},
+        responses={400: {"model": ErrorOut}, 409: {"model": ErrorOut}, 422: {"model": ErrorOut}},
     )
     def register(credentials: Registration) -> AccountOut:
         """Open an account (play-money chips to start with, where the server gives them)."""
@@ -784,6 +856,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if runtime is None:
             raise HttpError(404, "no_table", f"no table {table!r}")
         return await hub.actors[table].call(lambda: runtime.view(None))
+
+    @app.get("/api/tables/{table}/log", responses={404: {"model": ErrorOut}})
+    async def table_log(
+        table: str, rounds: Annotated[int, Query(ge=0, le=20)] = 3
+    ) -> list[dict[str, Any]]:
+        """The table's log: the events of its last ``rounds`` finished rounds and of the
+        round at the table, oldest first, as a watcher sees them (read back from the
+        database after a restart)."""
+        runtime = hub.runtimes.get(table)
+        if runtime is None:
+            raise HttpError(404, "no_table", f"no table {table!r}")
+        return await hub.actors[table].call(lambda: runtime.log(rounds))
 
     @app.get("/api/rounds", responses=_ERRORS)
     def my_rounds(
@@ -983,6 +1067,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 box = message.box
                 await actor.call(lambda: runtime.leave_box(user.name, box), seats_changed)
                 return
+            if isinstance(message, ConfirmBets):
+                await confirm_bets(connection, runtime, actor, user, now)
+                return
             assert isinstance(message, Action)
             op = message.op
             if op in DEALER_OPS and op not in PLAYER_OPS:
@@ -1044,6 +1131,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         if outcome.retried:
             hub_ack(outcome)
+
+    async def confirm_bets(
+        connection: Connection,
+        runtime: TableRuntime,
+        actor: TableActor,
+        user: accounts.User,
+        now: float,
+    ) -> None:
+        """The player's bets are made: he hears their total, and the deal starts once
+        every player with a bet on the layout has confirmed."""
+        table = runtime.config.id
+
+        def confirm() -> tuple[Decimal, Outcome | None]:
+            return runtime.confirm_bets(user.name, now)
+
+        async def announce(result: tuple[Decimal, Outcome | None]) -> None:
+            total, outcome = result
+            connection.push(json.dumps({"type": "bets_confirmed", "total": str(total)}))
+            await hub.announce(table, outcome, await hub.balances(table, outcome))
+
+        await actor.call(confirm, announce)
 
     def message_key(message: object) -> str | None:
         return message.key if isinstance(message, Action) else None

@@ -30,6 +30,7 @@ __all__ = [
     "Action",
     "Auth",
     "ClientMessage",
+    "ConfirmBets",
     "LeaveBox",
     "Ping",
     "ProtocolError",
@@ -84,6 +85,13 @@ class LeaveBox(_Message):
     box: int = Field(ge=1, le=9)
 
 
+class ConfirmBets(_Message):
+    """Say that one's bets are made: answered by ``bets_confirmed`` with their total; the
+    deal starts as soon as every player with a bet on the layout has confirmed."""
+
+    type: Literal["confirm_bets"]
+
+
 class Action(_Message):
     """An input to the round: a bet, a decision, an answer, or a dealer's entry."""
 
@@ -118,9 +126,10 @@ class Action(_Message):
         return args
 
 
-ClientMessage = Annotated[Auth | Ping | TakeBox | LeaveBox | Action, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Auth | Ping | TakeBox | LeaveBox | Action] = TypeAdapter(ClientMessage)
-_TYPES = ("auth", "ping", "take_box", "leave_box", "action")
+_Any = Auth | Ping | TakeBox | LeaveBox | ConfirmBets | Action
+ClientMessage = Annotated[_Any, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[_Any] = TypeAdapter(ClientMessage)
+_TYPES = ("auth", "ping", "take_box", "leave_box", "confirm_bets", "action")
 
 
 def message_schema() -> dict[str, Any]:
@@ -136,7 +145,7 @@ def message_schema() -> dict[str, Any]:
     return schema
 
 
-def parse_message(text: str) -> Auth | Ping | TakeBox | LeaveBox | Action:
+def parse_message(text: str) -> _Any:
     """One client message, validated.
 
     Raises:

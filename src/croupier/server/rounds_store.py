@@ -270,6 +270,19 @@ def last_round(conn: sqlalchemy.Connection, table_id: str) -> RoundRow | None:
     return None if row is None else _row(conn, row)
 
 
+def recent_rounds(conn: sqlalchemy.Connection, table_id: str, limit: int) -> list[RoundRow]:
+    """The table's last ``limit`` rounds, whatever their status, newest first."""
+    if limit < 1:
+        return []
+    query = (
+        select(rounds)
+        .where(rounds.c.table_id == table_id)
+        .order_by(rounds.c.number.desc(), rounds.c.created_at.desc(), rounds.c.id.desc())
+        .limit(limit)
+    )
+    return [_row(conn, row) for row in conn.execute(query).all()]
+
+
 def _balance_units(amount: Decimal, what: str) -> int:
     units = to_units(amount)
     if units < 0:

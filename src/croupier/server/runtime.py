@@ -32,12 +32,14 @@ import sqlalchemy as sa
 
 from croupier.cards import Card, full_deck, hand_total, parse_card, parse_cards
 from croupier.commands import Issuer, ops_for
+from croupier.decisions import legal_actions
 from croupier.errors import CroupierError, RulesError
 from croupier.events import CardDealt, Event
 from croupier.inputs import apply_input
 from croupier.presets import find_preset
 from croupier.round import Phase, Round
-from croupier.rules import Rules
+from croupier.round_state import OfferKind, Step
+from croupier.rules import HoleCard, Rules
 from croupier.server import ledger, limits, rounds_store
 from croupier.server.errors import ServerError
 from croupier.shoe import CompositionCheck, DealerEntry, ShoeExhausted
@@ -48,8 +50,10 @@ __all__ = [
     "ServerShoe",
     "TableConfig",
     "TableRuntime",
+    "next_card_for",
     "public_events",
     "replay",
+    "timeout_rule",
 ]
 
 #: What a player may ask of a round, what a dealer may, and what only the table's clocks
@@ -203,6 +207,60 @@ def public_events(events: list[Event], *, dealer: bool = False) -> list[dict[str
     return shown
 
 
+def timeout_rule(rules: Rules) -> str:
+    """What the table does with a hand whose decision time runs out, citing its rulebook.
+
+    >>> from croupier.presets import find_rules
+    >>> timeout_rule(find_rules("rws-v5"))
+    'draw to 12 or more, then stand (RWS v5 5.3)'
+    >>> timeout_rule(find_rules("live"))
+    'draw to 12 or more, then stand (live rules silent; as RWS v5 5.3)'
+    """
+    return f"draw to 12 or more, then stand ({rules.cite_absent_player})"
+
+
+def next_card_for(game: Round) -> str | None:
+    """Where the card the round waits for goes: ``"box 2"``, ``"box 2, hand 2"``,
+    ``"the dealer"``, ``"the dealer (hole card)"``; ``None`` when no card is due.
+
+    >>> from croupier.presets import find_rules
+    >>> from croupier.shoe import DealerEntry
+    >>> game = Round(find_rules("rws-v5"), DealerEntry())
+    >>> _ = game.place_bet("ann", 2, "25"); _ = game.close_bets()
+    >>> next_card_for(game)
+    'box 2'
+    >>> _ = game.deal_card("10S"); next_card_for(game)
+    'the dealer'
+    """
+    if not game.awaiting_card:
+        return None
+    state = game.state
+    cursor = state.cursor
+    boxes = state.boxes
+    if cursor.step is Step.INITIAL_DEAL:
+        count = len(boxes)
+        index = cursor.card
+        if index < count:
+            return _hand_words(boxes[index].number, 1, len(boxes[index].hands))
+        if index == count:
+            hole = state.rules.hole_card_dealt_first
+            return "the dealer (hole card)" if hole else "the dealer"
+        if index <= 2 * count:
+            box = boxes[index - count - 1]
+            return _hand_words(box.number, 1, len(box.hands))
+        hole = state.rules.hole_card is not HoleCard.NONE and not state.rules.hole_card_dealt_first
+        return "the dealer (hole card)" if hole else "the dealer"
+    if cursor.step is Step.TURNS and cursor.box < len(boxes):
+        box = boxes[cursor.box]
+        if cursor.hand < len(box.hands):
+            return _hand_words(box.number, box.hands[cursor.hand].number, len(box.hands))
+    return "the dealer"
+
+
+def _hand_words(box: int, hand: int, hands: int) -> str:
+    return f"box {box}" if hands == 1 else f"box {box}, hand {hand}"
+
+
 def replay(
     record: Mapping[str, Any], rules: Rules
 ) -> tuple[Round, ServerShoe | DealerEntry, CompositionCheck]:
@@ -313,6 +371,10 @@ class TableRuntime:
         self._on_table: dict[str, Decimal] | None = None
         # The time of the last change, sent with the table so clients can read deadlines.
         self._now = now
+        #: Players who said their bets are made (see :meth:`confirm_bets`).
+        self.confirmed: set[str] = set()
+        # Finished rounds' public events by round id (read back for the table's log).
+        self._logged: dict[str, dict[str, Any]] = {}
         self.round: Round
         self.record: dict[str, Any]
         self._recover(now)
@@ -369,6 +431,7 @@ class TableRuntime:
         self.round = self._rebuild(self.record)
         self._on_table = {}
         self.deadline = None
+        self.confirmed = set()
 
     def _rebuild(self, record: Mapping[str, Any]) -> Round:
         """The round a record describes, replayed from its first input."""
@@ -445,6 +508,8 @@ class TableRuntime:
             self.round = self._rebuild(self.record)
             raise
         self.record = record
+        if op in ("bet", "withdraw") and player is not None:
+            self.confirmed.discard(player)  # a changed bet is confirmed again
         over = self.round.phase in _OVER
         self._on_table = None if over else staked
         self._set_deadline(now)
@@ -586,20 +651,7 @@ class TableRuntime:
             self._open_round(now)
             return Outcome([], False, 0, notes=["new_round"])
         if deadline.kind == "betting":
-            returned = self._return_boxes_under_minimum(now)
-            if not self.round.placed_bets:
-                # Every bet went back: the round waits for bets as before.
-                return returned
-            try:
-                closed = self.apply("close_bets", None, {}, now=now, system=True)
-                if returned is not None:
-                    closed.events[:0] = returned.events
-                return closed
-            except CroupierError as error:
-                # No bet can open the round (say, only side bets): every bet goes back.
-                return self.apply(
-                    "void", None, {"reason": f"bets could not close: {error}"}, now=now, system=True
-                )
+            return self._close_betting(now)
         # Cleared first, so that the next offer or hand gets a clock of its own; put
         # back when the time-out fails (say, the database), so the next tick retries it.
         self.deadline = None
@@ -608,6 +660,63 @@ class TableRuntime:
         except Exception:
             self.deadline = deadline
             raise
+
+    def _close_betting(self, now: float) -> Outcome | None:
+        """ "No more bets": every bet on the layout plays, boxes under the minimum aside."""
+        returned = self._return_boxes_under_minimum(now)
+        if not self.round.placed_bets:
+            # Every bet went back: the round waits for bets as before.
+            return returned
+        try:
+            closed = self.apply("close_bets", None, {}, now=now, system=True)
+            if returned is not None:
+                closed.events[:0] = returned.events
+            return closed
+        except CroupierError as error:
+            # No bet can open the round (say, only side bets): every bet goes back.
+            return self.apply(
+                "void", None, {"reason": f"bets could not close: {error}"}, now=now, system=True
+            )
+
+    def confirm_bets(self, player: str, now: float) -> tuple[Decimal, Outcome | None]:
+        """``player`` says his bets are made: returns their total, and the round's deal
+        when every player with a bet on the layout has confirmed (no need to wait for
+        the betting clock).
+
+        A bet placed or withdrawn afterwards is confirmed again.  Refused while the
+        player has no bet on the layout, or has a box under the table minimum (RWS v5
+        5.2: the minimum must be met before the deal).
+        """
+        game = self.round
+        if game.phase is not Phase.BETTING:
+            raise ActionRefused(
+                f"no more bets ({self.rules.cite_no_more_bets}): the round is under way",
+                code="bets_closed",
+            )
+        mine = [placed for placed in game.placed_bets if placed.player == player]
+        if not mine:
+            raise ActionRefused(
+                "you have no bet on the layout: put chips on a betting spot first",
+                code="no_bets",
+            )
+        minimum = self.rules.minimum_bet
+        for box in sorted({placed.box for placed in mine if placed.bet == "main"}):
+            total = sum(
+                (p.amount for p in game.placed_bets if p.box == box and p.bet == "main"),
+                Decimal(0),
+            )
+            if total < minimum:
+                raise ActionRefused(
+                    f"box {box} carries {total}, under the table minimum {minimum}; "
+                    f"raise or withdraw it ({self.rules.cite_box_minimum})",
+                    code="under_minimum",
+                )
+        self.confirmed.add(player)
+        total = sum((placed.amount for placed in mine), Decimal(0))
+        self._now = now
+        if {placed.player for placed in game.placed_bets} <= self.confirmed:
+            return total, self._close_betting(now)
+        return total, None
 
     def _return_boxes_under_minimum(self, now: float) -> Outcome | None:
         """At "No more bets", a box still under the table minimum has its bets returned.
@@ -730,27 +839,84 @@ class TableRuntime:
             ],
             "bets": self._open_bets() if game.phase is Phase.BETTING else [],
             "seats": {str(box): seat.user for box, seat in sorted(self.seats.items())},
-            "offers": [
-                {
-                    "kind": offer.kind.value,
-                    "player": offer.player,
-                    "box": offer.box,
-                    "hand": offer.hand,
-                    "amount": None if offer.amount is None else str(offer.amount),
-                }
-                for offer in game.offers
-            ],
+            "offers": [self._offer_view(offer) for offer in game.offers],
             "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": mine},
             "legal_actions": legal,
             "awaiting_card": game.awaiting_card,
             "deadline": None
             if deadline is None
             else {"kind": deadline.kind, "at": deadline.at, "for": deadline.who},
-            "timeout_rule": "draw to 12 or more, then stand (RWS v5 5.3)",
+            "timeout_rule": timeout_rule(self.rules),
+            "next_card_for": next_card_for(game) if dealer else None,
+            "confirmed": sorted(self.confirmed) if game.phase is Phase.BETTING else [],
             "now": self._now,
             "results": [result.to_json() for result in game.results],
             "void_reason": game.void_reason,
         }
+
+    def log(self, rounds: int) -> list[dict[str, Any]]:
+        """The table's log: the events of its last ``rounds`` finished rounds and of the
+        round at the table, oldest first, as anyone watching may see them.
+
+        Finished rounds are read back from the database and replayed (so the log
+        survives a restart); the round in play shows no face-down card.
+        """
+        with self.engine.begin() as conn:
+            rows = rounds_store.recent_rounds(conn, self.config.id, rounds + 1)
+        shown: list[dict[str, Any]] = []
+        for row in reversed(rows):
+            if row.id == self.round_id or row.status == "open":
+                continue
+            entry = self._logged.get(row.id)
+            if entry is None:
+                try:
+                    game, _, _ = replay(row.record, self.rules)
+                except CroupierError:
+                    continue  # played under other rules: not replayed here
+                entry = {
+                    "round": row.id,
+                    "number": row.number,
+                    "status": row.status,
+                    "events": public_events(list(game.events), dealer=True),
+                }
+                if len(self._logged) > 4 * rounds + 16:
+                    self._logged.clear()
+                self._logged[row.id] = entry
+            shown.append(entry)
+        shown = shown[-rounds:] if rounds > 0 else []
+        shown.append(
+            {
+                "round": self.round_id,
+                "number": self.number,
+                "status": "open" if self.round.phase not in _OVER else self.round.phase.value,
+                "events": public_events(list(self.round.events)),
+            }
+        )
+        return shown
+
+    def _offer_view(self, offer: Any) -> dict[str, Any]:
+        """An open offer as the page shows it.
+
+        ``blackjack``: the hand is a blackjack (insuring it against an Ace is even money in
+        effect).  ``then``: for an RWS surrender offer, the actions the hand has when its
+        player plays on, so that surrender can be shown beside them (RWS v5 3.16).
+        """
+        state = self.round.state
+        box = next((box for box in state.boxes if box.number == offer.box), None)
+        hand = None
+        if box is not None and 1 <= offer.hand <= len(box.hands):
+            hand = box.hands[offer.hand - 1]
+        shown: dict[str, Any] = {
+            "kind": offer.kind.value,
+            "player": offer.player,
+            "box": offer.box,
+            "hand": offer.hand,
+            "amount": None if offer.amount is None else str(offer.amount),
+            "blackjack": hand is not None and hand.is_blackjack,
+        }
+        if offer.kind is OfferKind.SURRENDER and box is not None and hand is not None:
+            shown["then"] = [action.value for action in legal_actions(state, box, hand)]
+        return shown
 
     def _open_bets(self) -> list[dict[str, Any]]:
         return [

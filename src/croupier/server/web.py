@@ -1,31 +1,68 @@
 """The browser table: the page itself and what it reads besides the table protocol.
 
 The page ships built in the package (``static/``, bundled by Vite from ``frontend/``:
-Preact components, no CDN).  It reads a table's rules (from its preset, every rule with its
-clause, the rules in plain sentences and each side bet's pay table), the basic
-strategy chart for its rules, and the exact RTP of its main game and side bets,
-computed once per rule set and cached.
+Preact components, no CDN), compressed on the way out; its hashed assets are cached
+for good, the page itself is asked for again each time.  It reads a table's rules (from
+its preset, every rule with its clause, the rules in plain sentences and each side
+bet's pay table), the basic strategy chart for its rules (when a player opens it), and
+the exact RTP of its main game and side bets: computed once per rule set, kept in a
+cache file named by the rules' fingerprint so that a restart finds it, and worked out
+in the background when the server starts (:class:`RtpCache`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.types import Scope
 
+from croupier import __version__
 from croupier.describe import describe_rules
 from croupier.rules import Rules
 from croupier.sidebets import pay_table
 
-__all__ = ["STATIC", "add_web_routes", "pay_tables_of"]
+__all__ = [
+    "STATIC",
+    "RtpCache",
+    "add_web_routes",
+    "default_cache_dir",
+    "pay_tables_of",
+    "rules_fingerprint",
+]
+
+_log = logging.getLogger("croupier.server")
 
 #: The page's files.
 STATIC = Path(__file__).resolve().parent / "static"
+#: Vite names each built asset after a hash of its content: a new build, a new name.
+IMMUTABLE = "public, max-age=31536000, immutable"
+#: The page's index is checked with the server every time (it names the current assets).
+REVALIDATE = "no-cache"
+
+
+class CachedStaticFiles(StaticFiles):
+    """The page's files with their cache headers: hashed assets kept for a year, the
+    rest (``index.html``) revalidated on every load."""
+
+    async def get_response(self, path: str, scope: Scope) -> Any:
+        response = await super().get_response(path, scope)
+        if response.status_code in (200, 304):
+            hashed = path.startswith("assets/")
+            response.headers["Cache-Control"] = IMMUTABLE if hashed else REVALIDATE
+        return response
 
 
 @functools.cache
@@ -66,9 +103,8 @@ def pay_tables_of(rules: Rules) -> dict[str, list[dict[str, str]]]:
     }
 
 
-@functools.cache
-def rtp_of(rules: Rules) -> dict[str, Any]:
-    """The exact RTP of the main game (basic strategy) and of each side bet (cached)."""
+def compute_rtp(rules: Rules) -> dict[str, Any]:
+    """The exact RTP of the main game (basic strategy) and of each side bet."""
     from croupier.analysis.report import par_sheet
 
     sheet = par_sheet(rules, explain=False)
@@ -78,18 +114,126 @@ def rtp_of(rules: Rules) -> dict[str, Any]:
     }
 
 
-def add_web_routes(app: FastAPI, rules_of: Any) -> None:
+def rules_fingerprint(rules: Rules) -> str:
+    """A name for the rule set's figures: the rules' every value and croupier's version.
+
+    >>> from croupier.presets import find_rules
+    >>> len(rules_fingerprint(find_rules("rws-v5")))
+    64
+    >>> rules_fingerprint(find_rules("rws-v5")) == rules_fingerprint(find_rules("live"))
+    False
+    """
+    text = json.dumps(
+        {"rules": rules.to_json(), "croupier": __version__}, sort_keys=True, default=str
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def default_cache_dir() -> Path:
+    """Where figures are cached: ``CROUPIER_CACHE_DIR``, else ``croupier`` in the user's
+    cache folder (``XDG_CACHE_HOME``, else ``~/.cache``)."""
+    chosen = os.environ.get("CROUPIER_CACHE_DIR")
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "croupier"
+
+
+class RtpCache:
+    """Each rule set's exact RTP, computed once: kept in memory and in ``folder`` (one
+    JSON file per rules' fingerprint), so that a restart reads it back at once.
+
+    ``folder=None`` keeps the figures in memory only.  A file that cannot be read or
+    written is only a slower start: the figures are computed again.
+    """
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self._known: dict[str, dict[str, Any]] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def _path(self, key: str) -> Path | None:
+        return None if self.folder is None else self.folder / f"rtp-{key}.json"
+
+    def known(self, rules: Rules) -> dict[str, Any] | None:
+        """The figures if they are at hand (in memory or in the cache file), else ``None``."""
+        key = rules_fingerprint(rules)
+        found = self._known.get(key)
+        if found is not None:
+            return found
+        path = self._path(key)
+        if path is None or not path.is_file():
+            return None
+        try:
+            found = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(found, dict) or "main" not in found:
+            return None
+        self._known[key] = found
+        return found
+
+    def get(self, rules: Rules) -> dict[str, Any]:
+        """The figures, computed now if nobody has yet (once: other callers wait)."""
+        key = rules_fingerprint(rules)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            found = self.known(rules)
+            if found is not None:
+                return found
+            found = compute_rtp(rules)
+            self._known[key] = found
+            self._write(key, found)
+            return found
+
+    def _write(self, key: str, figures: dict[str, Any]) -> None:
+        path = self._path(key)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Written whole, then renamed: a reader never sees half a file.
+            with tempfile.NamedTemporaryFile(
+                "w", dir=path.parent, prefix=".rtp-", suffix=".json", delete=False
+            ) as out:
+                json.dump(figures, out)
+            os.replace(out.name, path)
+        except OSError as error:
+            _log.warning("the RTP cache %s cannot be written: %s", path, error)
+
+    def warm(self, rule_sets: Iterable[Rules]) -> threading.Thread:
+        """Compute every rule set's figures not yet known, one after another, in a
+        background thread (started here and returned)."""
+        pending = list({rules_fingerprint(rules): rules for rules in rule_sets}.values())
+
+        def run() -> None:
+            for rules in pending:
+                try:
+                    self.get(rules)
+                except Exception:  # logged; the page asks again and gets the error then
+                    _log.exception("the RTP of %s could not be computed", rules.name)
+
+        thread = threading.Thread(target=run, name="croupier rtp", daemon=True)
+        thread.start()
+        return thread
+
+
+def add_web_routes(app: FastAPI, rules_of: Any, rtp: RtpCache | None = None) -> None:
     """Serve the page at ``/`` and its data under ``/api/tables/{table}/...``.
 
-    ``rules_of(table)`` gives a table's preset (or ``None`` for an unknown table).
+    ``rules_of(table)`` gives a table's preset (or ``None`` for an unknown table);
+    ``rtp`` holds the figures (one in memory only when not given).
     """
     from croupier.server.app import HttpError
 
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    figures = rtp if rtp is not None else RtpCache(None)
+    app.mount("/static", CachedStaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": REVALIDATE})
 
     def preset(table: str) -> Any:
         found = rules_of(table)
@@ -120,7 +264,7 @@ def add_web_routes(app: FastAPI, rules_of: Any) -> None:
     async def table_rtp(table: str) -> dict[str, Any]:
         """The exact RTP of the table's main game (basic strategy) and side bets."""
         rules = preset(table).rules
-        return await asyncio.to_thread(rtp_of, rules)
+        return await asyncio.to_thread(figures.get, rules)
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:
