@@ -651,14 +651,15 @@ def test_a_new_tab_keeps_the_session_and_the_server_refuses_a_bet_over_the_loss_
     page.screenshot(path=str(screenshots / "limits.png"))
     page.goto(f"{rws_site.url}/#/")
     ann.sit_at("rws")
-    page.click("[data-spot='1:main']")
+    page.click("[data-spot='1:main']")  # each chip is a bet as it lands
     page.click("[data-spot='2:main']")
-    page.click("text=Place bets")
     expect_contains(
         page.locator(".notice"),
         "bet of 25.00 refused: it would take your loss this session to 50.00, past your "
         "loss limit of 30.00; you may stake up to 5.00 more this session",
     )
+    page.click("text=Place bets")
+    expect_contains(page.locator(".notice"), "Bets accepted: 25.00")
     expect_text(page.locator("#balance"), "975.00")
     expect_text(page.locator("#net"), "-25.00")
     assert rws_site.balance("ann") == Decimal("975.00")
