@@ -591,9 +591,97 @@ def test_the_table_fits_a_phone_and_a_large_screen(
     for selector in (".felt", ".actions", "#balance"):
         box = page.locator(selector).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    if name == "phone":
+        # WCAG 2.2 2.5.5 (AAA; the page's own floor): every control at least 44 px.
+        small = page.evaluate(TOO_SMALL_TO_TOUCH)
+        assert small == [], f"controls under 44 px on a phone: {small}"
     settle_animations(page)
     page.screenshot(path=str(screenshots / f"table-{name}.png"))
     player.close()
+
+
+#: The visible buttons, links styled as buttons and spots under 44 px either way.
+TOO_SMALL_TO_TOUCH = """() => [...document.querySelectorAll("button, a.button, .spot")]
+  .filter((element) => element.getClientRects().length > 0)
+  .map((element) => {
+    const box = element.getBoundingClientRect();
+    return { text: element.textContent.trim().slice(0, 30), width: box.width, height: box.height };
+  })
+  .filter((box) => box.width < 44 || box.height < 44)"""
+
+#: Each visible text on the felt with its contrast ratio (WCAG 2.2 1.4.3), against the
+#: backgrounds it lies on composited over the felt's given colour; disabled controls are
+#: exempt (1.4.3's inactive components).
+CONTRASTS = r"""(feltColour) => {
+  const parse = (text) => {
+    const hex = text.trim().match(/^#([0-9a-f]{6})$/i);
+    if (hex) return [0, 2, 4].map((i) => parseInt(hex[1].slice(i, i + 2), 16)).concat([1]);
+    const parts = text.match(/rgba?\(([^)]+)\)/);
+    if (!parts) return null;
+    const values = parts[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [values[0], values[1], values[2], values.length > 3 ? values[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3]));
+  const luminance = (rgb) => {
+    const linear = (value) => {
+      const x = value / 255;
+      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);
+  };
+  const felt = document.querySelector(".felt");
+  const base = parse(getComputedStyle(document.documentElement).getPropertyValue(feltColour));
+  const found = [];
+  for (const element of felt.querySelectorAll("*")) {
+    const own = [...element.childNodes].some(
+      (node) => node.nodeType === 3 && node.textContent.trim());
+    if (!own || element.getClientRects().length === 0 || element.closest(":disabled")) continue;
+    const chain = [];
+    for (let node = element; node && node !== felt; node = node.parentElement) chain.unshift(node);
+    let background = base.slice(0, 3);
+    let opacity = 1;
+    for (const node of chain) {
+      const style = getComputedStyle(node);
+      opacity *= Number(style.opacity);
+      const colour = parse(style.backgroundColor);
+      if (colour && colour[3] > 0) background = over(colour, background);
+    }
+    const ink = parse(getComputedStyle(element).color);
+    const colour = over([ink[0], ink[1], ink[2], ink[3] * opacity], background);
+    const [a, b] = [luminance(colour), luminance(background)];
+    found.push({
+      text: element.textContent.trim().slice(0, 40),
+      ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05),
+    });
+  }
+  return found;
+}"""
+
+
+def test_text_on_the_felt_has_a_contrast_of_at_least_4_5(rws_site: Site, browser: Browser) -> None:
+    """WCAG 2.2 1.4.3 (AA): every text on the felt, measured on the rendered page against
+    both ends of the felt's gradient: the table's print, the timers, the stakes, the
+    offers and actions' surroundings, the totals and the result lines."""
+    ann = Player(browser, rws_site)
+    ann.sign_up("ann")
+    ann.sit_at("rws")
+    page = ann.page
+    page.click("[data-spot='1:main']")
+    page.click("text=Place bets")
+    expect_contains(page.locator(".actions"), "Stand (S)")
+    settle_animations(page)
+    measured = []
+    for colour in ("--felt", "--felt-light"):
+        measured += page.evaluate(CONTRASTS, colour)
+    page.keyboard.press("s")
+    expect_contains(page.locator("[data-box='1'] .result"), "ann")
+    settle_animations(page)
+    for colour in ("--felt", "--felt-light"):
+        measured += page.evaluate(CONTRASTS, colour)
+    assert len(measured) > 10
+    low = [(item["text"], round(item["ratio"], 2)) for item in measured if item["ratio"] < 4.5]
+    assert low == [], f"text under 4.5:1 on the felt: {low}"
+    ann.close()
 
 
 def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Browser) -> None:
