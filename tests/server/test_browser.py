@@ -193,6 +193,7 @@ class Player:
         page.fill("#password", PASSWORD)
         page.click("text=Sign up")
         expect_text(page.locator("#balance"), "1000.00")
+        page.wait_for_url(lambda url: "#/login" not in url)
 
     def sit_at(self, table: str) -> None:
         self.page.click(f"[data-table='{table}'] a:text('Play')")

@@ -16,8 +16,11 @@ export function Login({ next = "#/" }) {
       const credentials = { name, password };
       if (register) await api("/api/accounts", { method: "POST", body: credentials });
       await api("/api/sessions", { method: "POST", body: credentials }); // sets the cookie
-      await begin(await api("/api/me"));
+      // Leave the login page as soon as we know who we are, so that a page the player
+      // opens while the session of play loads is not taken from under him.
+      const loaded = begin(await api("/api/me"));
       location.hash = next;
+      await loaded;
     } catch (problem) {
       setError(problem.message);
     } finally {

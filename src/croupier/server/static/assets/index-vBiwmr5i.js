@@ -36,7 +36,7 @@
         <a class="button primary" href=${`#/table/${e.id}`}>${G.value?`Play`:`Watch`}</a>
         ${G.value&&(G.value.role===`dealer`||G.value.role===`admin`)&&F` <a class="button" href=${`#/dealer/${e.id}`}>Deal</a>`}
       </li>`})}</ul>
-  </section>`:F`<p role="status">Loading the tables…</p>`}function Cn({next:e=`#/`}){let[t,n]=R(``),[r,i]=R(``),[a,o]=R(``),[s,c]=R(!1);async function l(n,i){n.preventDefault(),c(!0),o(``);try{let n={name:t,password:r};i&&await W(`/api/accounts`,{method:`POST`,body:n}),await W(`/api/sessions`,{method:`POST`,body:n}),await Ft(await W(`/api/me`)),location.hash=e}catch(e){o(e.message)}finally{c(!1)}}return F`<form class="login" onSubmit=${e=>l(e,!1)}>
+  </section>`:F`<p role="status">Loading the tables…</p>`}function Cn({next:e=`#/`}){let[t,n]=R(``),[r,i]=R(``),[a,o]=R(``),[s,c]=R(!1);async function l(n,i){n.preventDefault(),c(!0),o(``);try{let n={name:t,password:r};i&&await W(`/api/accounts`,{method:`POST`,body:n}),await W(`/api/sessions`,{method:`POST`,body:n});let a=Ft(await W(`/api/me`));location.hash=e,await a}catch(e){o(e.message)}finally{c(!1)}}return F`<form class="login" onSubmit=${e=>l(e,!1)}>
     <h1>Take a seat</h1>
     <label for="name">Name</label>
     <input id="name" autocomplete="username" required minlength="3" value=${t} onInput=${e=>n(e.currentTarget.value)} autofocus />
@@ -281,4 +281,4 @@
   </section>`}var Wr=U(location.hash);window.addEventListener(`hashchange`,()=>{Wr.value=location.hash,document.getElementById(`main`)?.focus({preventScroll:!0})}),Dt(()=>{Rt(),location.hash=`#/login`});async function Gr(){try{await W(`/api/sessions/current`,{method:`DELETE`})}catch{}Rt(),location.hash=`#/`}function Kr(){let[,e,t]=Wr.value.split(`/`),n=G.value,r=[`history`,`round`,`dealer`,`limits`].includes(e);if(e===`login`||r&&!n)return F`<${Cn} next=${e===`login`?`#/`:Wr.value} />`;switch(e){case`table`:return F`<${jr} key=${t} id=${decodeURIComponent(t)} />`;case`dealer`:return n.role!==`dealer`&&n.role!==`admin`?F`<p class="error" role="alert">The dealer console is for dealer accounts only.</p>`:F`<${jr} key=${`dealer-${t}`} id=${decodeURIComponent(t)} dealer=${!0} />`;case`history`:return F`<${Pr} />`;case`limits`:return Nt.value?F`<${Ur} />`:F`<p class="error" role="alert">Limits are for players' accounts.</p>`;case`round`:return F`<${Fr} key=${t} id=${decodeURIComponent(t)} />`;default:return F`<${Sn} />`}}function qr(){return F`<${fn} onLogout=${Gr} />
     <main id="main" tabindex="-1"><${Kr} /></main>
     <${hn} />`}W(`/api/me`).then(Ft).catch(()=>Rt()).finally(()=>P(F`<${qr} />`,document.getElementById(`root`)));
-//# sourceMappingURL=index-C7VT8LWP.js.map
+//# sourceMappingURL=index-vBiwmr5i.js.map
