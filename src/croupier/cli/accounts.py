@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import sys
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from croupier.cli.serve import connect_database
-from croupier.cli.shared import UserError, echo_json, json_option
+from croupier.cli.shared import UserError, db_option, echo_json, json_option
 
 if TYPE_CHECKING:
     import sqlalchemy
@@ -26,17 +26,6 @@ __all__ = ["ROLES", "accounts"]
 #: The roles an account may have (those of ``croupier.server.schema.ROLES``, written here
 #: so that the command line loads without the database's packages).
 ROLES = ("player", "dealer", "admin")
-
-
-def _db_option(function: Any) -> Any:
-    return click.option(
-        "--db",
-        "url",
-        default=None,
-        envvar="CROUPIER_DB_URL",
-        show_envvar=True,
-        help="Database URL (default sqlite:///croupier.db).",
-    )(function)
 
 
 def stdin_is_terminal() -> bool:
@@ -79,7 +68,7 @@ def accounts() -> None:
     default=None,
     help="Play-money chips to start a player's account with (none by default).",
 )
-@_db_option
+@db_option
 @json_option
 def create(name: str, role: str, chips: str | None, url: str | None, as_json: bool) -> None:
     """Create an account NAME with a password read as the help above says."""
@@ -123,7 +112,7 @@ def create(name: str, role: str, chips: str | None, url: str | None, as_json: bo
 
 
 @accounts.command("list")
-@_db_option
+@db_option
 @json_option
 def list_accounts(url: str | None, as_json: bool) -> None:
     """Every account: its id, name, role, when it was made, and whether it is disabled."""
@@ -161,7 +150,7 @@ def list_accounts(url: str | None, as_json: bool) -> None:
 
 @accounts.command("disable")
 @click.argument("name")
-@_db_option
+@db_option
 def disable(name: str, url: str | None) -> None:
     """Disable the account NAME: its logins end, and it can no longer log in."""
     from croupier.server import accounts as users

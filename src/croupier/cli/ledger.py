@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from croupier.cli.serve import connect_database
-from croupier.cli.shared import echo_json, json_option
+from croupier.cli.shared import db_option, echo_json, json_option
 
 __all__ = ["ledger"]
 
@@ -16,14 +16,7 @@ def ledger() -> None:
 
 
 @ledger.command("check")
-@click.option(
-    "--db",
-    "url",
-    default=None,
-    envvar="CROUPIER_DB_URL",
-    show_envvar=True,
-    help="Database URL (default sqlite:///croupier.db).",
-)
+@db_option
 @json_option
 def check(url: str | None, as_json: bool) -> None:
     """Reconcile: every transaction balances, balances equal their legs, every round is

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import click
 
-from croupier.cli.shared import UserError, require_extra
+from croupier.cli.shared import UserError, db_option, require_extra
 from croupier.errors import BetError
 from croupier.money import parse_amount
 
@@ -33,14 +33,7 @@ def connect_database(url: str | None) -> object:
 
 
 @click.command()
-@click.option(
-    "--db",
-    "url",
-    default=None,
-    envvar="CROUPIER_DB_URL",
-    show_envvar=True,
-    help="Database URL (default sqlite:///croupier.db; postgresql://... for PostgreSQL).",
-)
+@db_option
 @click.option(
     "--host",
     default="127.0.0.1",

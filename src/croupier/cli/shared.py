@@ -113,6 +113,18 @@ def json_option(function: _Command) -> _Command:
     )
 
 
+def db_option(function: _Command) -> _Command:
+    """``--db URL`` (or ``CROUPIER_DB_URL``): the server's database."""
+    return click.option(
+        "--db",
+        "url",
+        default=None,
+        envvar="CROUPIER_DB_URL",
+        show_envvar=True,
+        help="Database URL (default sqlite:///croupier.db; postgresql://... for PostgreSQL).",
+    )(function)
+
+
 def apply_changes(rules: Rules, settings: tuple[str, ...]) -> Rules:
     """``rules`` with each ``FIELD=VALUE`` of ``settings`` applied, or a :class:`UserError`.
 

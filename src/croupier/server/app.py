@@ -548,6 +548,17 @@ def _utc(now: float) -> datetime:
     return datetime.fromtimestamp(now, UTC)
 
 
+def clear_session_cookie(request: Request, response: Response) -> None:
+    """End the browser's login: the session cookie, deleted as it was set."""
+    response.delete_cookie(
+        SESSION_COOKIE,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
+
 def request_token(request: Request, authorization: str | None) -> str | None:
     """The session token of a request: its bearer token, else its session cookie."""
     if authorization:
@@ -803,13 +814,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             with engine.begin() as conn:
                 accounts.logout(conn, token)
         response = Response(status_code=204)
-        response.delete_cookie(
-            SESSION_COOKIE,
-            path="/",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
+        clear_session_cookie(request, response)
         return response
 
     @app.get("/api/me", responses=_ERRORS)

@@ -126,7 +126,7 @@ def add_player_routes(
     ``clock`` gives the server's time in seconds; ``forget_user`` is told when a
     player's logins all end (a break, self-exclusion).
     """
-    from croupier.server.app import SESSION_COOKIE, CurrentUser, ErrorOut, HttpError
+    from croupier.server.app import CurrentUser, ErrorOut, HttpError, clear_session_cookie
 
     errors: dict[int | str, dict[str, Any]] = {
         400: {"model": ErrorOut},
@@ -209,13 +209,7 @@ def add_player_routes(
     def logged_out(request: Request, found: limits.Limits, moment: datetime) -> Response:
         body = limits_out(found, moment).model_dump_json()
         response = Response(content=body, media_type="application/json")
-        response.delete_cookie(
-            SESSION_COOKIE,
-            path="/",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
+        clear_session_cookie(request, response)
         return response
 
     @app.post("/api/limits/break", response_model=LimitsOut, responses=errors)
