@@ -146,3 +146,21 @@ def test_serve_reads_its_settings_from_the_environment_and_flags_override_them(
     overridden = croupier("serve", "--play-money", "-5", env=env)
     assert_one_line_error(overridden, "--play-money", "more than zero")
     assert not db.exists()
+
+
+def test_serve_refuses_a_cluster_it_cannot_run(tmp_path: Path) -> None:
+    """Servers share tables only on PostgreSQL: --workers or --share on a SQLite file, a
+    share that is not I/N, or --workers with --share or --standby: one line, exit 2,
+    nothing made."""
+    db = tmp_path / "never.db"
+    sqlite = ("--db", f"sqlite:///{db}")
+    assert_one_line_error(croupier("serve", *sqlite, "--workers", "2"), "--workers 2", "PostgreSQL")
+    assert_one_line_error(croupier("serve", *sqlite, "--share", "0/2"), "--share 0/2", "PostgreSQL")
+    for share in ("2/2", "x", "1/0", "-1/2"):
+        assert_one_line_error(croupier("serve", *sqlite, "--share", share), f"--share {share}")
+    assert_one_line_error(
+        croupier("serve", *sqlite, "--workers", "2", "--share", "0/2"), "--workers", "--share"
+    )
+    assert_one_line_error(croupier("serve", *sqlite, "--share", "0/2", "--standby"), "--standby")
+    assert_usage_error(croupier("serve", *sqlite, "--workers", "0"), "--workers")
+    assert not db.exists()

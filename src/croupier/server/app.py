@@ -8,8 +8,10 @@ described in ``docs/protocol.md``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -33,9 +35,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from croupier.errors import CroupierError
+from croupier.presets import Preset, find_preset
 from croupier.server import accounts, ledger, rounds_store
 from croupier.server.actor import TableActor
-from croupier.server.db import connect, migrate
+from croupier.server.bus import Bus, TableUnavailable
+from croupier.server.cluster import Claims, Share
+from croupier.server.db import connect, migrate, normalize_url
 from croupier.server.errors import (
     AccountDisabled,
     AuthError,
@@ -48,7 +53,7 @@ from croupier.server.errors import (
     SessionExpired,
 )
 from croupier.server.metrics import Metrics
-from croupier.server.ownership import Ownership
+from croupier.server.ownership import Ownership, TableOwned
 from croupier.server.player_routes import add_player_routes
 from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,
@@ -74,12 +79,14 @@ from croupier.server.runtime import (
     public_events,
 )
 from croupier.server.schema import users
-from croupier.server.tables import default_tables, table_summary
+from croupier.server.tables import config_summary, default_tables, table_summary
 from croupier.server.web import RtpCache, add_web_routes, default_cache_dir
 
 __all__ = ["SESSION_COOKIE", "Settings", "create_app"]
 
 _log = logging.getLogger("croupier.server")
+#: The roles that see a table as its dealer does.
+DEALER_ROLES = ("dealer", "admin")
 _access = logging.getLogger("croupier.access")
 _commands = logging.getLogger("croupier.commands")
 #: A round's id as the server makes them (uuid4, hex).
@@ -119,6 +126,9 @@ class Settings:
     #: Compute the tables' RTPs in the background as the server starts (``croupier
     #: serve`` does), so that the lobby has them at once.
     rtp_at_start: bool = False
+    #: Share the tables with other processes on the same PostgreSQL database (this
+    #: process's share of them; ``None``: run every table here).
+    share: Share | None = None
 
 
 # -- HTTP models (the OpenAPI description) -----------------------------------------------------
@@ -339,12 +349,38 @@ class Connection:
                 return
 
 
+class Refused(ServerError):
+    """A table operation refused by the process that runs the table; ``code`` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def refusal(problem: Exception) -> tuple[str, str] | None:
+    """The error code and message a client is sent for a refused table operation."""
+    if isinstance(problem, Refused | ActionRefused | PlayRefused):
+        return problem.code, str(problem)
+    if isinstance(problem, InsufficientFunds):
+        return "insufficient_funds", str(problem)
+    if isinstance(problem, TableUnavailable):
+        return "unavailable", str(problem)
+    if isinstance(problem, CroupierError | ServerError):
+        return "illegal", str(problem)
+    return None
+
+
 class Hub:
     """The tables, their actors and their connections.
 
     A table's runtime is touched only through its actor (:class:`TableActor`): commands,
     seats, clocks and views in order, each off the event loop, each announced before
     the next begins.  The database is reached from worker threads only.
+
+    In a cluster (``settings.share`` set), this process runs the tables it has claimed
+    (:class:`~croupier.server.cluster.Claims`) and reaches the others through the bus:
+    :meth:`call` runs an operation where its table is run, and what a table announces
+    reaches the watchers on every process.
     """
 
     def __init__(self, engine: sa.Engine, settings: Settings) -> None:
@@ -355,31 +391,48 @@ class Hub:
         self._limiters: dict[int, RateLimiter] = {}
         #: Session token -> when the database last confirmed it (the settings' clock).
         self._sessions: dict[str, float] = {}
+        self.configs: dict[str, TableConfig] = {config.id: config for config in settings.tables}
+        #: The tables this process runs, and their actors.
         self.runtimes: dict[str, TableRuntime] = {}
-        now = settings.clock()
-        for config in settings.tables:
-            self.runtimes[config.id] = TableRuntime(
-                config, engine, self.user_id, now=now, shoe=settings.shoes.get(config.id)
-            )
-        self.connections: dict[str, set[Connection]] = {table: set() for table in self.runtimes}
-        self.actors: dict[str, TableActor] = {
-            table: TableActor(
-                table,
-                runtime,
-                clock=self.now,
-                on_tick=self._announcer(table),
-                recheck_seconds=settings.tick_seconds,
-            )
-            for table, runtime in self.runtimes.items()
-        }
-        for table, actor in self.actors.items():
-            self.metrics.watch_table(
-                table,
-                connections=partial(self._count, table, signed_in=False),
-                players=partial(self._count, table, signed_in=True),
-                lag=partial(getattr, actor, "lag"),
-                queue=partial(getattr, actor, "waiting"),
-            )
+        self.actors: dict[str, TableActor] = {}
+        self.connections: dict[str, set[Connection]] = {table: set() for table in self.configs}
+        self.bus: Bus | None = None
+        self.claims: Claims | None = None
+        self.ownership: Ownership | None = None
+        self._posted: set[asyncio.Task[None]] = set()
+        if settings.share is None:
+            now = settings.clock()
+            for config in settings.tables:
+                self._open(config, now)
+
+    def _open(self, config: TableConfig, now: float) -> TableRuntime:
+        """Run a table here: its round recovered from the database, its actor made."""
+        runtime = TableRuntime(
+            config, self.engine, self.user_id, now=now, shoe=self.settings.shoes.get(config.id)
+        )
+        table = config.id
+        actor = TableActor(
+            table,
+            runtime,
+            clock=self.now,
+            on_tick=self._announcer(table),
+            recheck_seconds=self.settings.tick_seconds,
+        )
+        self.runtimes[table] = runtime
+        self.actors[table] = actor
+        self.metrics.watch_table(
+            table,
+            connections=partial(self._count, table, signed_in=False),
+            players=partial(self._count, table, signed_in=True),
+            lag=partial(getattr, actor, "lag"),
+            queue=partial(getattr, actor, "waiting"),
+        )
+        return runtime
+
+    def preset(self, table: str) -> Preset | None:
+        """The rulebook preset of ``table``, or ``None`` for no such table."""
+        config = self.configs.get(table)
+        return None if config is None else find_preset(config.preset)
 
     def _count(self, table: str, *, signed_in: bool) -> float:
         connections = list(self.connections[table])
@@ -408,6 +461,13 @@ class Hub:
         with self.engine.begin() as conn:
             return {user: ledger.balance(conn, user) for user in ids}
 
+    def push_balances(self, table: str, balances: Mapping[int, Decimal]) -> None:
+        """Send the ``balances`` to their owners at ``table``."""
+        for connection in list(self.connections[table]):
+            user = connection.user
+            if user is not None and user.id in balances:
+                connection.push(json.dumps({"type": "balance", "balance": str(balances[user.id])}))
+
     async def announce(
         self, table: str, outcome: Outcome | None, balances: Mapping[int, Decimal]
     ) -> None:
@@ -415,22 +475,240 @@ class Hub:
         if outcome is not None and outcome.over:
             self.metrics.rounds.labels(table=table).inc()
         await self.broadcast(table, outcome)
-        if not balances:
-            return
-        for connection in list(self.connections[table]):
-            user = connection.user
-            if user is not None and user.id in balances:
-                connection.push(json.dumps({"type": "balance", "balance": str(balances[user.id])}))
+        if balances:
+            self.push_balances(table, balances)
 
-    def start(self) -> None:
-        """Start every table's actor (on the running loop)."""
+    # -- running --------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start every table's actor (on the running loop); in a cluster, join it."""
         for actor in self.actors.values():
             actor.start()
+        share = self.settings.share
+        if share is None:
+            return
+        url = self.settings.url or ""
+        self.ownership = Ownership.shared(self.engine)
+        self.bus = Bus(normalize_url(url))
+        await self.bus.start()
+        self.bus.listen(self._heard)
+        self.claims = Claims(
+            self.ownership, list(self.configs), share, run=self._run_here, stop_all=self._stop_all
+        )
+        self.claims.start()
 
     async def stop(self) -> None:
-        """Stop every table's actor."""
-        for actor in self.actors.values():
+        """Stop every table's actor (and, in a cluster, leave it)."""
+        if self.claims is not None:
+            await self.claims.stop()
+        await self._stop_all()
+        if self.bus is not None:
+            await self.bus.stop()
+        if self.ownership is not None:
+            self.ownership.release()
+
+    async def _run_here(self, table: str) -> None:
+        """Run a table this process has just claimed."""
+        config = self.configs[table]
+        await asyncio.to_thread(self._open, config, self.now())
+        self.actors[table].start()
+        assert self.bus is not None
+        await self.bus.serve(table, self._serve)
+        # Its watchers here see it as it now stands (a recovered round, a new one).
+        await self.broadcast(table, None)
+
+    async def _stop_all(self) -> None:
+        for table, actor in list(self.actors.items()):
             await actor.stop()
+            if self.bus is not None:
+                await self.bus.unserve(table)
+        if self.settings.share is not None:
+            self.actors.clear()
+            self.runtimes.clear()
+
+    # -- table operations, here or where the table is run ---------------------------------------
+
+    async def call(
+        self,
+        table: str,
+        op: str,
+        args: Mapping[str, Any],
+        *,
+        first: Callable[[Any], None] | None = None,
+    ) -> Any:
+        """Run the table operation ``op`` where ``table`` is run; returns its result.
+
+        ``first`` is given the result before the table announces what the operation
+        did (the player hears that his command was taken, then what it did).
+
+        Raises:
+            Refused: the process that runs the table refused it (the code says why).
+            TableUnavailable: the table is being taken over; the client sends again.
+        """
+        if table in self.actors:
+            said_here = None
+            if first is not None:
+                tell = first
+
+                async def said_here(result: Any) -> None:
+                    tell(result)
+
+            return await self._here(table, op, args, said_here, asked_here=True)
+        if self.bus is None:
+            raise TableUnavailable(f"table {table!r} is not running")
+
+        def said(reply: dict[str, Any]) -> None:
+            if first is not None and "result" in reply:
+                first(reply["result"])
+
+        reply = await self.bus.request(table, {"op": op, "args": dict(args)}, first=said)
+        if "error" in reply:
+            raise Refused(reply["error"]["code"], reply["error"]["message"])
+        return reply["result"]
+
+    async def _serve(
+        self,
+        table: str,
+        body: dict[str, Any],
+        reply: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> dict[str, Any]:
+        """Answer another process's request for a table this process runs.
+
+        A command's reply goes out as soon as it is taken, before the table announces
+        what it did, as it would to a player connected here.
+        """
+
+        async def first(result: Any) -> None:
+            await reply({"result": result})
+
+        try:
+            result = await self._here(table, str(body["op"]), body["args"], first, asked_here=False)
+        except Exception as problem:
+            said = refusal(problem)
+            if said is None:
+                _log.exception("table %s: a request from another process failed", table)
+                said = ("internal", "the table could not do that; try again")
+            return {"error": {"code": said[0], "message": said[1]}}
+        return {"result": result}
+
+    async def _here(
+        self,
+        table: str,
+        op: str,
+        args: Mapping[str, Any],
+        first: Callable[[Any], Awaitable[None]] | None,
+        *,
+        asked_here: bool,
+    ) -> Any:
+        runtime, actor = self.runtimes[table], self.actors[table]
+
+        async def seats_changed(_: None) -> None:
+            await self.broadcast(table, None)
+
+        if op == "view":
+            viewer, dealer = args["viewer"], bool(args["dealer"])
+            return await actor.call(lambda: runtime.view(viewer, dealer=dealer))
+        if op == "welcome":
+            name, dealer = str(args["viewer"]), bool(args["dealer"])
+
+            def welcome() -> dict[str, Any]:
+                runtime.reconnected(name)
+                return runtime.view(name, dealer=dealer)
+
+            return await actor.call(welcome)
+        if op == "summary":
+            watching = int(args["watching"]) + (
+                len(self.connections[table]) if not asked_here else 0
+            )
+            return await actor.call(partial(table_summary, runtime, watching))
+        if op == "log":
+            rounds = int(args["rounds"])
+            return await actor.call(lambda: runtime.log(rounds))
+        if op == "take_box":
+            name, box = str(args["player"]), int(args["box"])
+            await actor.call(lambda: runtime.take_box(name, box), seats_changed)
+            return None
+        if op == "leave_box":
+            name, box = str(args["player"]), int(args["box"])
+            await actor.call(lambda: runtime.leave_box(name, box), seats_changed)
+            return None
+        if op == "disconnected":
+            name, now = str(args["player"]), float(args["now"])
+            actor.post(lambda: runtime.disconnected(name, now))
+            return None
+        if op == "confirm_bets":
+            name, now = str(args["player"]), float(args["now"])
+
+            async def confirmed(result: tuple[Decimal, Outcome | None]) -> None:
+                total, outcome = result
+                if first is not None:
+                    await first(str(total))
+                await self.announce(table, outcome, await self.balances(table, outcome))
+
+            total, _ = await actor.call(lambda: runtime.confirm_bets(name, now), confirmed)
+            return str(total)
+        if op == "apply":
+            return await self._apply(table, args, first, asked_here=asked_here)
+        raise Refused("invalid", f"no table operation {op!r}")
+
+    async def _apply(
+        self,
+        table: str,
+        args: Mapping[str, Any],
+        first: Callable[[Any], Awaitable[None]] | None,
+        *,
+        asked_here: bool,
+    ) -> dict[str, Any]:
+        runtime, actor = self.runtimes[table], self.actors[table]
+        op, player, command = str(args["op"]), args["player"], dict(args["args"])
+        now, key, user = float(args["now"]), args["key"], int(args["user"])
+        # Whose balances go out if the round ends, read here on the loop that owns the
+        # connections; the worker thread only reads the ledger.
+        present = {c.user.id for c in self.connections[table] if c.user is not None}
+
+        def apply() -> tuple[Outcome, dict[int, Decimal]]:
+            outcome = runtime.apply(op, player, command, now=now, key=key)
+            if outcome.retried:
+                return outcome, {}
+            # The balances to send, read in this same worker thread: everyone's here
+            # when the round is over, the acting player's otherwise (when he is here).
+            ids = {user} if asked_here else set()
+            if outcome.over:
+                ids |= present
+            return outcome, self.read_balances(ids)
+
+        async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:
+            outcome, balances = result
+            if outcome.retried:
+                return
+            if first is not None:
+                await first({"seq": outcome.seq, "retried": False})
+            await self.announce(table, outcome, balances)
+
+        outcome, _ = await actor.call(apply, announce)
+        if outcome.retried and first is not None:
+            await first({"seq": outcome.seq, "retried": True})
+        return {"seq": outcome.seq, "retried": outcome.retried}
+
+    def disconnected(self, table: str, name: str, now: float) -> None:
+        """The player's last socket at ``table`` closed: the table is told, in turn
+        (queued at once here; sent on to the process that runs it otherwise)."""
+        if table in self.actors:
+            runtime = self.runtimes[table]
+            self.actors[table].post(lambda: runtime.disconnected(name, now))
+            return
+
+        async def tell() -> None:
+            try:
+                await self.call(table, "disconnected", {"player": name, "now": now})
+            except Exception as problem:
+                _log.warning("table %s: %s's leaving not told: %s", table, name, problem)
+
+        task = asyncio.get_running_loop().create_task(tell())
+        self._posted.add(task)
+        task.add_done_callback(self._posted.discard)
+
+    # -- sessions ---------------------------------------------------------------------------------
 
     def user_id(self, name: str) -> int:
         """A user's id from his name (cached)."""
@@ -501,15 +779,27 @@ class Hub:
         connection.push(text)
 
     async def broadcast(self, table: str, outcome: Outcome | None) -> None:
-        """Each connection at ``table`` gets the new events and the table as it sees it."""
+        """Each connection at ``table`` gets the new events and the table as it sees it;
+        in a cluster, every other process's connections too."""
+        body = self._texts(table, outcome, everyone=self.bus is not None)
+        self._fan_out(table, body)
+        if self.bus is not None:
+            try:
+                await self.bus.announce(table, body)
+            except Exception:
+                _log.exception(
+                    "table %s: the announcement did not reach the other processes", table
+                )
+
+    def _texts(self, table: str, outcome: Outcome | None, *, everyone: bool) -> dict[str, Any]:
+        """What ``table`` announces, encoded once: the events and the table as a watcher,
+        a dealer and the player whose turn it is see them (for this process's
+        connections, or for ``everyone``'s)."""
         runtime = self.runtimes[table]
-        # Everyone but a dealer and the player whose turn it is sees the same table:
-        # it is built and encoded once.
-        shared: dict[bool, tuple[str | None, str]] = {}
         turn = runtime.round.current_turn
         acting = runtime.round.seated_player(turn[0]) if turn is not None else None
 
-        def texts(dealer: bool, name: str | None) -> tuple[str | None, str]:
+        def texts(dealer: bool, name: str | None) -> list[str | None]:
             events = None
             if outcome is not None and outcome.events:
                 events = json.dumps(
@@ -520,21 +810,49 @@ class Hub:
                     }
                 )
             state = json.dumps({"type": "state", "state": runtime.view(name, dealer=dealer)})
-            return events, state
+            return [events, state]
 
+        here = [c.user for c in self.connections[table] if c.user is not None]
+        body: dict[str, Any] = {
+            "over": outcome is not None and outcome.over,
+            "acting": acting,
+            "public": texts(False, None),
+        }
+        if everyone or any(user.role in DEALER_ROLES for user in here):
+            body["dealer"] = texts(True, None)
+        if acting is not None and (everyone or any(user.name == acting for user in here)):
+            body["mine"] = texts(False, acting)
+        return body
+
+    def _fan_out(self, table: str, body: Mapping[str, Any]) -> None:
+        """Pass what ``table`` announced to each connection here, as it may see it."""
+        acting = body["acting"]
         for connection in list(self.connections[table]):
             user = connection.user
-            dealer = user is not None and user.role in ("dealer", "admin")
-            name = user.name if user is not None else None
-            if name is not None and name == acting:
-                events, state = texts(dealer, name)
+            if user is not None and user.name == acting and "mine" in body:
+                events, state = body["mine"]
+            elif user is not None and user.role in DEALER_ROLES and "dealer" in body:
+                events, state = body["dealer"]
             else:
-                if dealer not in shared:
-                    shared[dealer] = texts(dealer, None)
-                events, state = shared[dealer]
+                events, state = body["public"]
             if events is not None:
-                await self.send_text(connection, events)
-            await self.send_text(connection, state)
+                connection.push(events)
+            connection.push(state)
+
+    async def _heard(self, table: str, body: dict[str, Any]) -> None:
+        """What another process's table announced: to the connections here."""
+        if table not in self.connections:
+            return
+        self._fan_out(table, body)
+        if body.get("over"):
+            ids = {c.user.id for c in self.connections[table] if c.user is not None}
+
+            async def balances() -> None:
+                self.push_balances(table, await asyncio.to_thread(self.read_balances, ids))
+
+            task = asyncio.get_running_loop().create_task(balances())
+            self._posted.add(task)
+            task.add_done_callback(self._posted.discard)
 
     async def send_balance(self, connection: Connection) -> None:
         if connection.user is None:
@@ -592,7 +910,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = connect(settings.url)
     migrate(engine)
     # Claimed before a table's round is read: a second process never voids our rounds.
-    names = [table.id for table in settings.tables]
+    # In a cluster, the tables are claimed one by one as the server runs (Claims).
+    names = [table.id for table in settings.tables] if settings.share is None else []
+    if settings.share is not None and engine.dialect.name != "postgresql":
+        raise TableOwned(
+            f"several servers share tables only on PostgreSQL, not {engine.dialect.name}"
+        )
     if settings.standby is not None:
         ownership = Ownership.wait(engine, names, waiting=settings.standby)
     else:
@@ -608,9 +931,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        hub.start()
+        await hub.start()
         if settings.rtp_at_start:
-            figures.warm(runtime.rules for runtime in hub.runtimes.values())
+            figures.warm(find_preset(config.preset).rules for config in settings.tables)
         try:
             yield
         finally:
@@ -658,9 +981,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         return response
 
-    add_web_routes(
-        app, lambda table: hub.runtimes[table].preset if table in hub.runtimes else None, figures
-    )
+    add_web_routes(app, hub.preset, figures)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -727,6 +1048,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {
             "status": "ok",
             "database": "ok",
+            # Which process answered, and the tables it runs itself (in a cluster, the
+            # others run the rest).
+            "pid": os.getpid(),
             "tables": {
                 table: {"queue": actor.waiting, "lag_seconds": round(actor.lag, 6)}
                 for table, actor in hub.actors.items()
@@ -848,19 +1172,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def tables() -> list[TableOut]:
         """The tables: rulebook, limits, side bets, seats and players."""
         summaries = []
-        for table, runtime in hub.runtimes.items():
+        for table, config in hub.configs.items():
             watching = len(hub.connections[table])
-            summary = await hub.actors[table].call(partial(table_summary, runtime, watching))
+            try:
+                summary = await hub.call(table, "summary", {"watching": watching})
+            except TableUnavailable:  # being taken over: the lobby shows it without seats
+                summary = config_summary(config, watching)
             summaries.append(TableOut(**summary))
         return summaries
 
     @app.get("/api/tables/{table}", responses={404: {"model": ErrorOut}})
     async def table_state(table: str) -> dict[str, Any]:
         """A table as a watcher sees it."""
-        runtime = hub.runtimes.get(table)
-        if runtime is None:
+        if table not in hub.configs:
             raise HttpError(404, "no_table", f"no table {table!r}")
-        return await hub.actors[table].call(lambda: runtime.view(None))
+        try:
+            view: dict[str, Any] = await hub.call(table, "view", {"viewer": None, "dealer": False})
+        except TableUnavailable as problem:
+            raise HttpError(503, "unavailable", str(problem)) from None
+        return view
 
     @app.get("/api/tables/{table}/log", responses={404: {"model": ErrorOut}})
     async def table_log(
@@ -869,10 +1199,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The table's log: the events of its last ``rounds`` finished rounds and of the
         round at the table, oldest first, as a watcher sees them (read back from the
         database after a restart)."""
-        runtime = hub.runtimes.get(table)
-        if runtime is None:
+        if table not in hub.configs:
             raise HttpError(404, "no_table", f"no table {table!r}")
-        return await hub.actors[table].call(lambda: runtime.log(rounds))
+        try:
+            log: list[dict[str, Any]] = await hub.call(table, "log", {"rounds": rounds})
+        except TableUnavailable as problem:
+            raise HttpError(503, "unavailable", str(problem)) from None
+        return log
 
     @app.get("/api/rounds", responses=_ERRORS)
     def my_rounds(
@@ -913,20 +1246,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.websocket("/ws/tables/{table}")
     async def table_socket(socket: WebSocket, table: str) -> None:
-        runtime = hub.runtimes.get(table)
         await socket.accept()
-        if runtime is None:
+        if table not in hub.configs:
             await socket.send_text(
                 json.dumps({"type": "error", "code": "no_table", "message": f"no table {table!r}"})
             )
             await socket.close(code=4404)
             return
-        actor = hub.actors[table]
         connection = Connection(socket, table, handler=asyncio.current_task())
         connection.writer = asyncio.create_task(connection.write())
         hub.connections[table].add(connection)
         try:
-            view = await actor.call(lambda: runtime.view(None))
+            view = await hub.call(table, "view", {"viewer": None, "dealer": False})
             welcome = {"type": "welcome", "table": table, "you": None, "state": view}
             await hub.send(connection, welcome)
             while True:
@@ -941,10 +1272,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     continue
                 started = time.perf_counter()
                 connection.last_op, connection.last_result = "unknown", "ok"
-                await handle(connection, runtime, actor, text)
+                await handle(connection, table, text)
                 record(connection, time.perf_counter() - started)
         except (WebSocketDisconnect, _SOCKET_CLOSED):
             pass
+        except TableUnavailable as problem:  # the table is moving: the client comes back
+            with contextlib.suppress(Exception):
+                await socket.send_text(
+                    json.dumps({"type": "error", "code": "unavailable", "message": str(problem)})
+                )
+                await socket.close(code=1013)
         except asyncio.CancelledError:
             if connection.dropped is None:
                 raise
@@ -960,8 +1297,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 other.user is not None and other.user.id == user.id
                 for other in hub.connections[table]
             ):
-                name, now = user.name, hub.now()
-                actor.post(lambda: runtime.disconnected(name, now))
+                hub.disconnected(table, user.name, hub.now())
 
     def record(connection: Connection, seconds: float) -> None:
         """Count and log one message at a table."""
@@ -992,9 +1328,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body["key"] = key
         await hub.send(connection, body)
 
-    async def handle(
-        connection: Connection, runtime: TableRuntime, actor: TableActor, text: str
-    ) -> None:
+    async def handle(connection: Connection, table: str, text: str) -> None:
         now = hub.now()
         limiter = hub.limiter(connection)
         if not limiter.allow(now):
@@ -1032,16 +1366,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             connection.user = signed
             connection.token = token
             hub._ids[signed.name] = signed.id
-            dealer = signed.role in ("dealer", "admin")
-
-            def welcome() -> dict[str, Any]:
-                runtime.reconnected(signed.name)
-                return runtime.view(signed.name, dealer=dealer)
-
-            view = await actor.call(welcome)
+            dealer = signed.role in DEALER_ROLES
+            try:
+                view = await hub.call(table, "welcome", {"viewer": signed.name, "dealer": dealer})
+            except TableUnavailable as problem:
+                await error(connection, "unavailable", str(problem))
+                return
             await hub.send(
                 connection,
-                {"type": "welcome", "table": runtime.config.id, "you": signed.name, "state": view},
+                {"type": "welcome", "table": table, "you": signed.name, "state": view},
             )
             await hub.send_balance(connection)
             return
@@ -1058,105 +1391,58 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             connection.token = None
             await error(connection, "session_expired", str(problem), message_key(message))
             return
-        table = runtime.config.id
-
-        async def seats_changed(_: None) -> None:
-            await hub.broadcast(table, None)
-
         try:
-            if isinstance(message, TakeBox):
-                box = message.box
-                await actor.call(lambda: runtime.take_box(user.name, box), seats_changed)
-                return
-            if isinstance(message, LeaveBox):
-                box = message.box
-                await actor.call(lambda: runtime.leave_box(user.name, box), seats_changed)
+            if isinstance(message, TakeBox | LeaveBox):
+                op = "take_box" if isinstance(message, TakeBox) else "leave_box"
+                await hub.call(table, op, {"player": user.name, "box": message.box})
                 return
             if isinstance(message, ConfirmBets):
-                await confirm_bets(connection, runtime, actor, user, now)
+
+                def confirmed(total: Any) -> None:
+                    connection.push(json.dumps({"type": "bets_confirmed", "total": total}))
+
+                await hub.call(
+                    table, "confirm_bets", {"player": user.name, "now": now}, first=confirmed
+                )
                 return
             assert isinstance(message, Action)
             op = message.op
             if op in DEALER_OPS and op not in PLAYER_OPS:
-                if user.role not in ("dealer", "admin"):
+                if user.role not in DEALER_ROLES:
                     raise ActionRefused(f"{op}: for the table's dealer only", code="forbidden")
                 player = None
             elif op in PLAYER_OPS:
                 player = user.name
             else:
                 raise ActionRefused(f"{op}: only the table does that", code="forbidden")
-            args, key = message.args, message.key
-            # Whose balances go out if the round ends, read here on the loop that owns
-            # the connections; the worker thread only reads the ledger.
-            present = {c.user.id for c in hub.connections[table] if c.user is not None}
+            key = message.key
 
-            def apply() -> tuple[Outcome, dict[int, Decimal]]:
-                outcome = runtime.apply(op, player, args, now=now, key=key)
-                if outcome.retried:
-                    return outcome, {}
-                # The balances to send, read in this same worker thread: everyone's at
-                # the table when the round is over, the acting player's otherwise.
-                ids = {user.id}
-                if outcome.over:
-                    ids |= present
-                return outcome, hub.read_balances(ids)
-
-            async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:
-                outcome, balances = result
-                if outcome.retried:
-                    return
+            def ack(result: dict[str, Any]) -> None:
                 # The ack goes first: the player hears his command was taken, then what
                 # it did, before anything else happens at the table.
-                hub_ack(outcome)
-                await hub.announce(table, outcome, balances)
-
-            def hub_ack(outcome: Outcome) -> None:
-                ack: dict[str, Any] = {
+                body: dict[str, Any] = {
                     "type": "ack",
                     "op": op,
-                    "seq": outcome.seq,
-                    "retried": outcome.retried,
+                    "seq": result["seq"],
+                    "retried": result["retried"],
                 }
                 if key is not None:
-                    ack["key"] = key
-                connection.push(json.dumps(ack))
+                    body["key"] = key
+                connection.push(json.dumps(body))
 
-            outcome, _ = await actor.call(apply, announce)
-        except ActionRefused as problem:
-            await error(connection, problem.code, str(problem), message_key(message))
+            args = {"op": op, "player": player, "args": message.args, "now": now}
+            result = await hub.call(
+                table, "apply", {**args, "key": key, "user": user.id}, first=ack
+            )
+        except Exception as problem:
+            said = refusal(problem)
+            if said is None:
+                raise
+            await error(connection, said[0], said[1], message_key(message))
             return
-        except InsufficientFunds as problem:
-            await error(connection, "insufficient_funds", str(problem), message_key(message))
-            return
-        except PlayRefused as problem:
-            await error(connection, problem.code, str(problem), message_key(message))
-            return
-        except (CroupierError, ServerError) as problem:
-            await error(connection, "illegal", str(problem), message_key(message))
-            return
-        if outcome.retried:
-            hub_ack(outcome)
-
-    async def confirm_bets(
-        connection: Connection,
-        runtime: TableRuntime,
-        actor: TableActor,
-        user: accounts.User,
-        now: float,
-    ) -> None:
-        """The player's bets are made: he hears their total, and the deal starts once
-        every player with a bet on the layout has confirmed."""
-        table = runtime.config.id
-
-        def confirm() -> tuple[Decimal, Outcome | None]:
-            return runtime.confirm_bets(user.name, now)
-
-        async def announce(result: tuple[Decimal, Outcome | None]) -> None:
-            total, outcome = result
-            connection.push(json.dumps({"type": "bets_confirmed", "total": str(total)}))
-            await hub.announce(table, outcome, await hub.balances(table, outcome))
-
-        await actor.call(confirm, announce)
+        if table not in hub.actors and not result["retried"]:
+            # Played on another process: his balance is read here.
+            await hub.send_balance(connection)
 
     def message_key(message: object) -> str | None:
         return message.key if isinstance(message, Action) else None

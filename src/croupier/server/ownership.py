@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 
@@ -58,6 +59,9 @@ class Ownership:
     def __init__(self, engine: sqlalchemy.Engine, tables: Iterable[str]) -> None:
         self._connection: sqlalchemy.Connection | None = None
         self._file: int | None = None
+        # The claims' connection is used from worker threads: one at a time.
+        self._lock = threading.Lock()
+        self._engine = engine
         names = list(tables)
         if engine.dialect.name == "postgresql":
             self._claim_postgresql(engine, names)
@@ -89,6 +93,66 @@ class Ownership:
                     waiting(owned)
                 told = True
                 time.sleep(poll_seconds)
+
+    @classmethod
+    def shared(cls, engine: sqlalchemy.Engine) -> Ownership:
+        """A claim on no table yet, for a process that shares the tables with others
+        (:meth:`try_claim` takes them one by one).  PostgreSQL only.
+
+        Raises:
+            TableOwned: the database is not PostgreSQL (a SQLite file has one server).
+        """
+        if engine.dialect.name != "postgresql":
+            raise TableOwned(
+                "several servers share tables only on PostgreSQL; "
+                f"this database is {engine.dialect.name}"
+            )
+        return cls(engine, [])
+
+    def reconnect(self) -> None:
+        """Drop the claims' connection (its claims are gone) and hold a new one."""
+        self.release()
+        self._claim_postgresql(self._engine, [])
+
+    def try_claim(self, table: str) -> bool:
+        """Claim ``table`` if no other process holds it; whether this process now does."""
+        connection = self._connection
+        if connection is None:
+            return False
+        with self._lock:
+            held = connection.execute(
+                sqlalchemy.text("SELECT pg_try_advisory_lock(:key)"), {"key": table_key(table)}
+            ).scalar_one()
+            connection.commit()
+        return bool(held)
+
+    def let_go(self, table: str) -> None:
+        """Let ``table`` go (another process may claim it at once)."""
+        connection = self._connection
+        if connection is None:
+            return
+        with self._lock:
+            connection.execute(
+                sqlalchemy.text("SELECT pg_advisory_unlock(:key)"), {"key": table_key(table)}
+            )
+            connection.commit()
+
+    def alive(self) -> bool:
+        """Whether the claims still hold: the connection that holds them answers.
+
+        A connection lost (the database restarted, the network cut) has lost its locks,
+        and another process may be running the tables already.
+        """
+        connection = self._connection
+        if connection is None:
+            return False
+        try:
+            with self._lock:
+                connection.execute(sqlalchemy.text("SELECT 1"))
+                connection.commit()
+        except sqlalchemy.exc.SQLAlchemyError:
+            return False
+        return True
 
     def _claim_postgresql(self, engine: sqlalchemy.Engine, tables: list[str]) -> None:
         connection = engine.connect()

@@ -27,7 +27,13 @@ from croupier.server.runtime import TableConfig
 if TYPE_CHECKING:
     from croupier.server.runtime import TableRuntime
 
-__all__ = ["TablesFileError", "default_tables", "load_tables", "table_summary"]
+__all__ = [
+    "TablesFileError",
+    "config_summary",
+    "default_tables",
+    "load_tables",
+    "table_summary",
+]
 
 
 class TablesFileError(ValueError):
@@ -73,23 +79,35 @@ def load_tables(path: str | Path) -> tuple[TableConfig, ...]:
     return tuple(configs)
 
 
-def table_summary(runtime: TableRuntime, watchers: int) -> dict[str, Any]:
-    """What the lobby shows of a table."""
-    rules = runtime.rules
+def config_summary(
+    config: TableConfig, watchers: int, phase: str = "unavailable"
+) -> dict[str, Any]:
+    """What the lobby shows of a table from its settings alone (no seats; ``phase``
+    ``unavailable`` while the table is being taken over by another process)."""
+    preset = find_preset(config.preset)
+    rules = preset.rules
     return {
-        "id": runtime.config.id,
-        "name": runtime.config.name or runtime.preset.title,
-        "rules": runtime.preset.name,
-        "rules_version": runtime.preset.version,
-        "title": runtime.preset.title,
-        "dealt": runtime.config.dealt,
+        "id": config.id,
+        "name": config.name or preset.title,
+        "rules": preset.name,
+        "rules_version": preset.version,
+        "title": preset.title,
+        "dealt": config.dealt,
         "boxes": rules.boxes,
         "minimum_bet": str(rules.minimum_bet),
         "maximum_bet": str(rules.maximum_bet),
         "side_bets": [bet.value for bet in rules.side_bets_offered()],
-        "seats": {str(box): seat.user for box, seat in sorted(runtime.seats.items())},
+        "seats": {},
         "players": watchers,
-        "phase": runtime.round.phase.value,
-        "betting_seconds": runtime.config.betting_seconds,
-        "decision_seconds": runtime.config.decision_seconds,
+        "phase": phase,
+        "betting_seconds": config.betting_seconds,
+        "decision_seconds": config.decision_seconds,
+    }
+
+
+def table_summary(runtime: TableRuntime, watchers: int) -> dict[str, Any]:
+    """What the lobby shows of a table."""
+    return {
+        **config_summary(runtime.config, watchers, runtime.round.phase.value),
+        "seats": {str(box): seat.user for box, seat in sorted(runtime.seats.items())},
     }

@@ -1,0 +1,268 @@
+"""A cluster: several server processes share the tables on one PostgreSQL database.
+
+Three ``croupier serve --share I/3`` processes, as on three machines behind a load
+balancer.  A player connected to one process plays at a table another process runs; a
+watcher on the third sees his play.  The process running the table is killed with
+SIGKILL while the table is busy: another claims it within seconds, recovers its round
+from the database (RWS v5 5.4), and play goes on through the same sockets; the
+watcher saw all of it, and the books balance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.sync.client import connect
+
+from croupier.server import db
+from tests.server.tables import PASSWORD
+from tests.server.test_crash import free_port
+from tests.server.test_failover import get, listening, post
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+TABLES = """
+[[table]]
+id = "rws"
+preset = "rws-v5"
+betting_seconds = 600
+
+[[table]]
+id = "online"
+preset = "online-8deck"
+betting_seconds = 600
+"""
+
+
+@pytest.fixture
+def postgres_url(postgres: Any) -> Iterator[str]:
+    """A new, migrated PostgreSQL database of its own."""
+    url: str = postgres.create()
+    engine = db.connect(url)
+    db.migrate(engine)
+    engine.dispose()
+    yield url
+    postgres.drop(url)
+
+
+def launch(db_url: str, port: int, tables: Path, share: str) -> subprocess.Popen[bytes]:
+    """Start ``croupier serve --share SHARE`` (without waiting for it)."""
+    command = [sys.executable, "-m", "croupier", "serve", "--db", db_url, "--port", str(port)]
+    command += ["--tables", str(tables), "--log", "none", "--share", share]
+    return subprocess.Popen(command, stderr=subprocess.PIPE)
+
+
+def wait_until_listening(process: subprocess.Popen[bytes], port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while not listening(base):
+        if process.poll() is not None:
+            assert process.stderr is not None
+            raise AssertionError(f"the server did not start: {process.stderr.read()!r}")
+        assert time.monotonic() < deadline, "the server did not answer within 60 s"
+        time.sleep(0.1)
+
+
+def runs(port: int) -> set[str]:
+    """The tables the process on ``port`` runs itself (its health says)."""
+    try:
+        return set(get(f"http://127.0.0.1:{port}", "/health")["tables"])
+    except (OSError, urllib.error.URLError):
+        return set()
+
+
+def receive(socket: Any, kind: str, *, seconds: float = 15) -> dict[str, Any]:
+    """The next message of ``kind``; the others are skipped."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {kind} message within {seconds} s"
+        message: dict[str, Any] = json.loads(socket.recv(timeout=left))
+        if message["type"] == kind:
+            return message
+
+
+def state_where(socket: Any, test: Any, *, seconds: float = 20) -> dict[str, Any]:
+    """The first table state the socket receives for which ``test`` holds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no such state within {seconds} s"
+        message: dict[str, Any] = json.loads(socket.recv(timeout=left))
+        if message["type"] == "state" and test(message["state"]):
+            return message["state"]
+
+
+def command(socket: Any, op: str, args: dict[str, Any], key: str) -> dict[str, Any]:
+    """Send an action until it is acknowledged (a table being taken over says
+    ``unavailable``: the client sends it again, with the same key)."""
+    for _ in range(40):
+        socket.send(json.dumps({"type": "action", "op": op, "args": args, "key": key}))
+        while True:
+            message: dict[str, Any] = json.loads(socket.recv(timeout=15))
+            if message["type"] == "ack" and message.get("key") == key:
+                return message
+            if message["type"] == "error" and message.get("key") == key:
+                assert message["code"] == "unavailable", message
+                time.sleep(0.25)
+                break
+    raise AssertionError(f"{op} was never taken")
+
+
+def test_three_servers_share_the_tables_and_take_over_a_killed_one(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    ports = [free_port() for _ in range(3)]
+    # Started together, as a cluster is: each claims its share before the others look
+    # beyond theirs.
+    processes = [launch(postgres_url, port, tables, f"{i}/3") for i, port in enumerate(ports)]
+    try:
+        for process, port in zip(processes, ports, strict=True):
+            wait_until_listening(process, port)
+        # Each table is run by exactly one process: the first by server 0, the second by
+        # server 1 (their shares), none by server 2.
+        deadline = time.monotonic() + 20
+        while [runs(port) for port in ports] != [{"rws"}, {"online"}, set()]:
+            assert time.monotonic() < deadline, [runs(port) for port in ports]
+            time.sleep(0.2)
+        _, player_port, watcher_port = ports
+
+        post(
+            f"http://127.0.0.1:{player_port}",
+            "/api/accounts",
+            {"name": "ann", "password": PASSWORD},
+        )
+        token = post(
+            f"http://127.0.0.1:{player_port}",
+            "/api/sessions",
+            {"name": "ann", "password": PASSWORD},
+        )["token"]
+        with (
+            connect(f"ws://127.0.0.1:{player_port}/ws/tables/rws") as player,
+            connect(f"ws://127.0.0.1:{watcher_port}/ws/tables/rws") as watcher,
+        ):
+            assert receive(watcher, "welcome")["state"]["table"] == "rws"
+            receive(player, "welcome")
+            player.send(json.dumps({"type": "auth", "token": token}))
+            assert receive(player, "welcome")["you"] == "ann"
+            assert receive(player, "balance")["balance"] == "1000.00"
+
+            # Played through server 1 at the table server 0 runs; seen on server 2.
+            ack = command(player, "bet", {"box": 1, "amount": "25"}, "b1")
+            assert ack["retried"] is False
+            assert receive(player, "balance")["balance"] == "975.00"
+            seen = state_where(watcher, lambda state: state["bets"])
+            assert seen["bets"][0]["player"] == "ann"
+            assert seen["bets"][0]["amount"] == "25.00"
+
+            # The process running the busy table dies.
+            os.kill(processes[0].pid, signal.SIGKILL)
+            processes[0].wait(timeout=10)
+            killed = time.monotonic()
+            while "rws" not in runs(player_port) | runs(watcher_port):
+                assert time.monotonic() - killed < 15, "nobody took the table over"
+                time.sleep(0.1)
+            took_over = time.monotonic() - killed
+            print(f"taken over in {took_over:.2f} s")
+
+            # The round was recovered by RWS v5 5.4 (still taking bets: it goes on), and
+            # the watcher on server 2 is told the table as it now stands.
+            recovered = state_where(watcher, lambda state: state["bets"])
+            assert recovered["phase"] == "betting"
+            assert recovered["round"] == seen["round"]
+            assert [(bet["player"], bet["amount"]) for bet in recovered["bets"]] == [
+                ("ann", "25.00")
+            ]
+
+            # Play goes on through the same sockets: the bet doubled, seen by the watcher.
+            command(player, "bet", {"box": 1, "amount": "25"}, "b2")
+            assert receive(player, "balance")["balance"] == "950.00"
+            more = state_where(
+                watcher, lambda state: state["bets"] and state["bets"][0]["amount"] == "50.00"
+            )
+            assert more["round"] == seen["round"]
+        assert took_over < 15
+        assert get(f"http://127.0.0.1:{watcher_port}", "/api/me", token)["balance"] == "950.00"
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                process.wait(timeout=30)
+    check = subprocess.run(
+        [sys.executable, "-m", "croupier", "ledger", "check", "--db", postgres_url],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "the books balance" in check.stdout
+
+
+def line_with(stream: Any, text: str) -> str:
+    """The next line of ``stream`` that holds ``text`` (the workers' log lines skipped)."""
+    for _ in range(100):
+        line: str = stream.readline()
+        if text in line:
+            return line
+    raise AssertionError(f"no line with {text!r}")
+
+
+def test_workers_share_one_address_and_a_dead_one_is_started_again(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """``--workers 2``: two processes on one port, each running one of the two tables;
+    a worker killed with SIGKILL is started again, and its table is taken over."""
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "croupier", "serve", "--db", postgres_url]
+    command += ["--port", str(port), "--tables", str(tables), "--log", "none", "--workers", "2"]
+    supervisor = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        assert supervisor.stderr is not None
+        started = supervisor.stderr.readline()
+        assert "with 2 workers" in started, started
+        pids = [int(pid) for pid in started.rsplit("(pids ", 1)[1].rstrip(")\n").split(", ")]
+        # Both tables are run, each by one of the two workers behind the one address.
+        seen: dict[int, set[str]] = {}
+        deadline = time.monotonic() + 60
+        while len(seen) < 2 or set().union(*seen.values()) != {"rws", "online"}:
+            assert time.monotonic() < deadline, seen
+            try:
+                health = get(base, "/health")
+            except (OSError, urllib.error.URLError):
+                time.sleep(0.1)
+                continue
+            seen[health["pid"]] = set(health["tables"])
+        assert sorted(seen) == sorted(pids)
+        assert all(len(tables) == 1 for tables in seen.values()), seen
+
+        os.kill(pids[0], signal.SIGKILL)
+        assert "ended with -9" in line_with(supervisor.stderr, "worker 0")
+        assert "worker 0 started again" in line_with(supervisor.stderr, "worker 0")
+        # Its table is run again (by the other worker, or by the new one if it came back
+        # first), and every answer now comes from a live worker.
+        after: dict[int, set[str]] = {}
+        deadline = time.monotonic() + 30
+        while set().union(*after.values()) != {"rws", "online"} or len(after) < 2:
+            assert time.monotonic() < deadline, after
+            health = get(base, "/health")
+            after[health["pid"]] = set(health["tables"])
+        assert pids[0] not in after and pids[1] in after
+    finally:
+        supervisor.send_signal(signal.SIGTERM)
+        supervisor.wait(timeout=30)
+    assert supervisor.returncode == 0
+    assert not listening(base)
