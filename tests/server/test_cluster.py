@@ -99,8 +99,9 @@ def state_where(socket: Any, test: Any, *, seconds: float = 20) -> dict[str, Any
         left = deadline - time.monotonic()
         assert left > 0, f"no such state within {seconds} s"
         message: dict[str, Any] = json.loads(socket.recv(timeout=left))
-        if message["type"] == "state" and test(message["state"]):
-            return message["state"]
+        state: dict[str, Any] = message.get("state", {})
+        if message["type"] == "state" and test(state):
+            return state
 
 
 def command(socket: Any, op: str, args: dict[str, Any], key: str) -> dict[str, Any]:
