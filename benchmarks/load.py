@@ -1,7 +1,9 @@
 """Load on the table server: bot players over WebSockets on loopback, many tables.
 
-Starts ``croupier serve`` (SQLite in a temporary file) with enough tables for the
-bots, seven boxes each, and plays two phases:
+Starts ``croupier serve`` (SQLite in a temporary file; with ``--db`` a new database on
+that PostgreSQL server, dropped afterwards; with ``--workers N`` that many server
+processes sharing the tables on one port) with enough tables for the bots, seven
+boxes each, and plays two phases:
 
 1. ``--bots`` bots (default 500), each acting about once a second (a think time of
    one second before each action): rounds per second, actions per second, and the
@@ -9,17 +11,26 @@ bots, seven boxes each, and plays two phases:
 2. the same tables with bots that act as soon as they may (no think time), to find
    the most actions a second the server sustains.
 
+With ``--watchers W``, a third phase: ``W`` anonymous watchers on the first table
+while its seven bots play, and how long each table state takes to reach each watcher
+(from the state's own time, ``now``, to its arrival; the server and the watchers share
+the machine's clock).
+
 The bots' accounts and sessions are written to the database before the server starts
 (2 x 500 argon2 hashes would cost a minute of CPU and are not what is measured).
-The target on a 2-core machine: 500 bots acting once a second with p99 under 50 ms.
+The bots and watchers run in this one process (asyncio), on the same cores as the
+server: their CPU is part of what the machine spends.
 
-    python benchmarks/load.py [--bots 500] [--seconds 30]
+    python benchmarks/load.py [--bots 500] [--seconds 30] [--db postgresql://...]
+                              [--workers N] [--watchers W]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import os
 import secrets
 import signal
@@ -30,6 +41,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -37,7 +49,7 @@ import sqlalchemy
 
 from croupier.server import accounts, ledger
 from croupier.server.bots import PASSWORD, BotStats, run_bot
-from croupier.server.db import connect, migrate, utcnow
+from croupier.server.db import connect, migrate, normalize_url, utcnow
 from croupier.server.schema import sessions, users
 
 BOXES = 7
@@ -86,6 +98,25 @@ def prepare(url: str, count: int) -> list[tuple[str, str]]:
     return bots
 
 
+@contextlib.contextmanager
+def database(server: str | None, directory: str) -> Iterator[str]:
+    """A new database: a SQLite file in ``directory``, or one made on the PostgreSQL
+    ``server`` (and dropped afterwards)."""
+    if server is None:
+        yield f"sqlite:///{directory}/load.db"
+        return
+    admin = sqlalchemy.create_engine(normalize_url(server), isolation_level="AUTOCOMMIT")
+    name = f"croupier_load_{secrets.token_hex(4)}"
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
 def tables_file(path: Path, count: int) -> None:
     """``count`` rws-v5 tables with short clocks."""
     entries = [
@@ -98,7 +129,7 @@ def tables_file(path: Path, count: int) -> None:
 
 def closed_rounds(url: str) -> int:
     """Rounds settled or void so far."""
-    engine = sqlalchemy.create_engine(url)
+    engine = connect(url)
     with engine.connect() as conn:
         count: int = conn.execute(
             sqlalchemy.text("SELECT count(*) FROM rounds WHERE status <> 'open'")
@@ -160,15 +191,58 @@ def report(label: str, stats: BotStats, elapsed: float, rounds: int) -> None:
         print(f"  {'':34s} refused: {codes}")
 
 
+async def watch(
+    base: str, table: str, count: int, seconds: float, bots: list[tuple[str, str]], url: str
+) -> tuple[list[float], int, tuple[BotStats, float, int]]:
+    """``count`` watchers on ``table`` while the bots play: each state's delay to each
+    watcher (seconds), the watchers still connected at the end, and the bots' phase."""
+    import websockets
+
+    delays: list[float] = []
+    stop = asyncio.Event()
+    connected = 0
+
+    async def watcher() -> None:
+        nonlocal connected
+        address = base.replace("http", "ws", 1) + f"/ws/tables/{table}"
+        async with websockets.connect(address, max_size=2**20, open_timeout=60) as socket:
+            connected += 1
+            try:
+                while not stop.is_set():
+                    try:
+                        text = await asyncio.wait_for(socket.recv(), timeout=0.5)
+                    except TimeoutError:
+                        continue
+                    if text.startswith('{"type": "state"'):
+                        state = json.loads(text)["state"]
+                        delays.append(time.time() - float(state["now"]))
+            finally:
+                connected -= 1
+
+    tasks = []
+    for _ in range(count):  # connected a few at a time: a crowd arriving, not one burst
+        tasks.append(asyncio.create_task(watcher()))
+        await asyncio.sleep(0.002)
+    await asyncio.sleep(2.0)
+    delays.clear()
+    played = await phase(base, bots, seconds, 1.0, url)
+    still = connected
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return delays, still, played
+
+
 def main() -> None:
-    """Run both phases and print the figures."""
+    """Run the phases and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--db", default=None, help="a PostgreSQL server URL (default: SQLite)")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--watchers", type=int, default=0)
     arguments = parser.parse_args()
     tables = (arguments.bots + BOXES - 1) // BOXES
-    with tempfile.TemporaryDirectory() as directory:
-        url = f"sqlite:///{directory}/load.db"
+    with tempfile.TemporaryDirectory() as directory, database(arguments.db, directory) as url:
         bots = prepare(url, arguments.bots)
         tables_path = Path(directory) / "tables.toml"
         tables_file(tables_path, tables)
@@ -187,6 +261,8 @@ def main() -> None:
                 str(port),
                 "--tables",
                 str(tables_path),
+                "--workers",
+                str(arguments.workers),
             ],
             # The server's JSON-line log (every request, command and money movement)
             # goes to a file, as an operator's would: written, not shown.
@@ -199,8 +275,19 @@ def main() -> None:
                         break
                 except OSError:
                     time.sleep(0.1)
+            # Every table run by some worker before the clock starts.
+            for _ in range(600):
+                try:
+                    with urllib.request.urlopen(f"{base}/api/tables", timeout=5) as answer:
+                        listed = json.loads(answer.read())
+                    if all(table["phase"] != "unavailable" for table in listed):
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.1)
             print(
-                f"croupier serve: {arguments.bots} bots at {tables} tables of {BOXES} boxes, "
+                f"croupier serve on {url.split(':')[0]}, {arguments.workers} worker(s): "
+                f"{arguments.bots} bots at {tables} tables of {BOXES} boxes, "
                 f"{arguments.seconds:g} s a phase, {os.cpu_count()} cores shared by server "
                 "and bots"
             )
@@ -208,6 +295,20 @@ def main() -> None:
             report("each bot acting once a second", *paced)
             flat = asyncio.run(phase(base, bots, arguments.seconds, 0.0, url))
             report("bots acting as fast as allowed", *flat)
+            if arguments.watchers:
+                delays, still, played = asyncio.run(
+                    watch(base, "t000", arguments.watchers, arguments.seconds, bots, url)
+                )
+                report(f"same, {arguments.watchers} watchers on t000", *played)
+                delays.sort()
+                if delays:
+                    p50 = statistics.median(delays) * 1000
+                    p99 = delays[int(0.99 * (len(delays) - 1))] * 1000
+                    print(
+                        f"  {'a state to each watcher':34s} {len(delays):8d} deliveries"
+                        f"   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
+                        f"{still} of {arguments.watchers} watchers still connected"
+                    )
             print("  target: p99 under 50 ms with 500 bots acting once a second")
         finally:
             server.send_signal(signal.SIGTERM)
