@@ -13,8 +13,9 @@ boxes each, and plays two phases:
 
 With ``--watchers W``, a third phase: ``W`` anonymous watchers on the first table
 while its seven bots play, and how long each table state takes to reach each watcher
-(from the state's own time, ``now``, to its arrival; the server and the watchers share
-the machine's clock).
+(from the state's own time, ``now``: when the command or clock that changed the table
+reached the server, to its arrival at the watcher; each change counted once per
+watcher; the server and the watchers share the machine's clock).
 
 The bots' accounts and sessions are written to the database before the server starts
 (2 x 500 argon2 hashes would cost a minute of CPU and are not what is measured).
@@ -205,6 +206,7 @@ async def watch(
     async def watcher() -> None:
         nonlocal connected
         address = base.replace("http", "ws", 1) + f"/ws/tables/{table}"
+        last = 0.0
         async with websockets.connect(address, max_size=2**20, open_timeout=60) as socket:
             connected += 1
             try:
@@ -214,8 +216,12 @@ async def watch(
                     except TimeoutError:
                         continue
                     if text.startswith('{"type": "state"'):
-                        state = json.loads(text)["state"]
-                        delays.append(time.time() - float(state["now"]))
+                        # Each change once: a state sent again (a seat taken) keeps the
+                        # time of the change it shows.
+                        changed = float(json.loads(text)["state"]["now"])
+                        if changed != last:
+                            delays.append(time.time() - changed)
+                            last = changed
             finally:
                 connected -= 1
 
