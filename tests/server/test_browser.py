@@ -994,3 +994,132 @@ def test_after_the_server_is_killed_the_player_is_told_what_became_of_his_round(
     finally:
         process.kill()
         process.wait()
+
+
+#: What has the keyboard's focus, as a person hears it: the control's name ("body" for none).
+FOCUSED = """() => {
+  const element = document.activeElement;
+  if (!element || element === document.body) return "body";
+  return (element.getAttribute("aria-label") || element.textContent || element.tagName)
+    .trim().replace(/\\s+/g, " ").slice(0, 40);
+}"""
+
+
+def tab_until(page: Page, name: str, most: int = 60) -> list[str]:
+    """Press Tab until the control named ``name`` has the focus: each control passed."""
+    passed: list[str] = []
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        passed.append(page.evaluate(FOCUSED))
+        if passed[-1].startswith(name):
+            return passed
+    pytest.fail(f"{name} not reached in {most} presses of Tab: {passed}")
+
+
+def wait_for_focus(page: Page, name: str) -> None:
+    """The control named ``name`` gets the focus (the page moves it itself)."""
+    page.wait_for_function(f"(name) => ({FOCUSED})().startsWith(name)", arg=name, timeout=WAIT_MS)
+
+
+def test_the_keyboard_reaches_the_bets_in_a_few_tabs_and_the_focus_follows_the_round(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """WCAG 2.2 2.1.1 (keyboard), 2.4.1 (bypass blocks) and 2.4.3 (focus order) at a
+    7-box live table with two side bets a box (28 spots and 7 Sit buttons): from the top
+    of the page, Tab reaches the player's betting spot, the chips and Place bets in at
+    most 10 presses (40 before the felt and the chips each became one tab stop), 3 after
+    the skip link.  The arrow keys move within the felt's spots and the chips (a chip
+    picked as the arrow reaches it) and within the bet buttons.  After Place bets and
+    after each decision the focus goes to the next thing to do, never to the page's body:
+    the insurance offer, then Hit when her turn comes, then the controls."""
+    table = TableConfig(
+        id="live", preset="live", betting_seconds=60, offer_seconds=60, decision_seconds=60
+    )
+    # ann alone on box 1: 8S 8D against the dealer's Ace (insurance offered), hole 6H.
+    for site in serve(tmp_path, table, shoes={"live": "8S AH 8D 6H"}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("live")
+        page = ann.page
+        page.reload()
+        page.wait_for_selector("[data-spot='1:main']:not([disabled])")
+        assert page.evaluate(FOCUSED) == "body"
+
+        # Tab after Tab from the top of the page: the session bar, then one stop for the
+        # felt (the first free box's spot), one for the chips, then Place bets.
+        path = tab_until(page, "Place bets")
+        assert path == [
+            "Skip to main content",
+            "croupier",
+            "Lobby",
+            "History",
+            "Limits",
+            "Log out",
+            "Bet on box 1",
+            "5",
+            "Place bets (Enter)",
+        ]
+        assert len(path) <= 10
+
+        # The skip link goes past the session bar.
+        page.reload()
+        page.wait_for_selector("[data-spot='1:main']:not([disabled])")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Skip to main content"
+        page.keyboard.press("Enter")
+        assert tab_until(page, "Place bets") == ["Bet on box 1", "5", "Place bets (Enter)"]
+
+        # Arrow keys within the felt: down the box's spots, left to box 2 (first base,
+        # box 1, is on the dealer's left: the right of the screen), up to Sit.
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate(FOCUSED) == "Bet on box 1"
+        for key, name in (
+            ("ArrowDown", "Perfect Pairs on box 1"),
+            ("ArrowLeft", "Perfect Pairs on box 2"),
+            ("ArrowRight", "Perfect Pairs on box 1"),
+            ("ArrowUp", "Bet on box 1"),
+            ("ArrowUp", "Sit at box 1"),
+            ("ArrowDown", "Bet on box 1"),
+        ):
+            page.keyboard.press(key)
+            assert page.evaluate(FOCUSED) == name, key
+        page.keyboard.press("Space")  # a 5 chip on box 1
+        expect_text(page.locator("#balance"), "995.00")
+        # The chips: the arrow picks the next one.
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "5"
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(FOCUSED) == "10"
+        assert page.locator(".chip[data-value='10.00']").get_attribute("aria-checked") == "true"
+        page.keyboard.press("Shift+Tab")  # back to the felt's stop: box 1's spot
+        assert page.evaluate(FOCUSED).startswith("Bet on box 1")
+        page.keyboard.press("Space")
+        expect_text(page.locator("#balance"), "985.00")
+        # Undo and Clear are usable now; Tab still lands on Place bets, the arrows on them.
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Place bets (Enter)"
+        page.keyboard.press("ArrowLeft")
+        assert page.evaluate(FOCUSED) == "Clear (C)"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".notice"), "Bets accepted: 15.00")
+
+        # Dealt at once: the focus goes to the offer, then to her turn, never to the body.
+        expect_contains(page.locator(".offer"), "Insure")
+        wait_for_focus(page, "Insurance (I)")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "No thanks (N)"
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".actions"), "Stand (S)")
+        wait_for_focus(page, "Hit (H)")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Stand (S)"
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".banner"), "You lose")  # 16 against the dealer's 17
+        assert page.locator(".actions").count() == 0
+        assert page.evaluate("document.activeElement !== document.body")
+        assert page.evaluate("document.activeElement.matches('section.controls')")
+        assert_balances(site, {ann: "985.00"})
+        ann.close()
