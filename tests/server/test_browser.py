@@ -1123,3 +1123,86 @@ def test_the_keyboard_reaches_the_bets_in_a_few_tabs_and_the_focus_follows_the_r
         assert page.evaluate("document.activeElement.matches('section.controls')")
         assert_balances(site, {ann: "985.00"})
         ann.close()
+
+
+#: Every line the table's live region is given, in order, kept by the page from its start.
+RECORD_ANNOUNCEMENTS = """
+window.announced = [];
+new MutationObserver(() => {
+  const region = document.getElementById("announcer");
+  if (!region) return;
+  for (const line of region.children) {
+    if (line.dataset.recorded) continue;
+    line.dataset.recorded = "1";
+    window.announced.push(line.textContent);
+  }
+}).observe(document, { childList: true, subtree: true, characterData: true });
+"""
+
+#: The page's polite live regions.
+LIVE_REGIONS = """() => [...document.querySelectorAll(
+  '[aria-live="polite"], [role="status"]:not([aria-live="off"]), [role="log"]'
+)].map((element) => element.id || element.className || element.tagName)"""
+
+
+def test_the_live_region_says_the_players_own_turns_and_results_and_nothing_of_others(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """WCAG 2.2 4.1.3 (status messages): one polite live region on the table page tells
+    the player his bets, his turn and his hand after each card he draws, and his
+    result; never bob's box, cards or result, nor each card as it is dealt (the table's
+    log, which has them all, is not a live region).  Live rules: ann on box 1 has 10S 5C
+    (hard 15) against the dealer's 10D; bob on box 2 has 9H 8S; ann hits a 4H and
+    stands on 19; the dealer's 10D 7C stands on 17: ann wins, bob pushes."""
+    table = TableConfig(
+        id="live", preset="live", betting_seconds=60, offer_seconds=60, decision_seconds=60
+    )
+    for site in serve(tmp_path, table, shoes={"live": "10S 9H 10D 5C 8S 7C 4H"}):
+        ann = Player(browser, site)
+        bob = Player(browser, site)
+        for person in (ann, bob):
+            person.context.add_init_script(RECORD_ANNOUNCEMENTS)
+        ann.sign_up("ann")
+        bob.sign_up("bob")
+        ann.sit_at("live")
+        bob.sit_at("live")
+        assert ann.page.evaluate(LIVE_REGIONS) == ["announcer"]
+        region = ann.page.locator("#announcer")
+        assert region.get_attribute("role") == "status"
+        assert region.get_attribute("aria-live") == "polite"
+        assert ann.page.locator(".log ol").get_attribute("aria-live") == "off"
+        ann.chip("25.00")
+        ann.page.click("[data-spot='1:main']")
+        bob.chip("25.00")
+        bob.page.click("[data-spot='2:main']")
+        expect_contains(ann.page.locator("[data-spot='2:main']"), "25.00")
+        ann.page.keyboard.press("Enter")
+        expect_contains(ann.page.locator(".notice"), "Bets accepted: 25.00")
+        bob.page.keyboard.press("Enter")  # the last to confirm: dealt at once
+
+        expect_contains(ann.page.locator(".actions"), "Hit (H)")
+        ann.page.keyboard.press("h")
+        expect_contains(ann.page.locator("[data-box='1'] .total"), "19")
+        ann.page.keyboard.press("s")
+        expect_contains(bob.page.locator(".actions"), "Stand (S)")
+        bob.page.keyboard.press("s")
+        expect_contains(ann.page.locator(".banner"), "You win")
+        expect_contains(bob.page.locator(".banner"), "Push")
+        expect_contains(ann.page.locator(".log"), "Box 2: 8S")  # the log has bob's cards
+
+        said = "Dealer has 17. Box 1: you won +25.00."
+        expect_contains(region, said)
+        assert ann.page.evaluate("window.announced") == [
+            "Your bets on the layout: 25.00",
+            "Bets accepted: 25.00",
+            "Your turn, box 1: hard 15 against a 10",
+            "Your turn, box 1: hard 19 against a 10",
+            said,
+        ]
+        expect_contains(bob.page.locator("#announcer"), "Box 2: push")
+        heard = bob.page.evaluate("window.announced")
+        assert "Your turn, box 2: hard 17 against a 10" in heard
+        assert not [line for line in heard if "box 1" in line.lower() or "ann" in line]
+        assert_balances(site, {ann: "1025.00", bob: "1000.00"})
+        ann.close()
+        bob.close()

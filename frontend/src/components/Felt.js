@@ -44,7 +44,7 @@ export function Felt({ table, view, onSpot, chipSelected, print }) {
       <div class="total">${view.dealer.cards.length ? html`Dealer <strong>${view.dealer.total}</strong>` : "Dealer"}</div>
       <${Timer} table=${table} view=${view} />
       <p class="felt-print">${view.phase === "void" ? `Round void: ${view.void_reason}` : print}</p>
-      ${total !== null && amount(total).gt(0) && html`<p class="layout-total" role="status">Your bets on the layout: <strong>${total}</strong>${view.confirmed.includes(you) ? " · accepted" : ""}</p>`}
+      ${total !== null && amount(total).gt(0) && html`<p class="layout-total">Your bets on the layout: <strong>${total}</strong>${view.confirmed.includes(you) ? " · accepted" : ""}</p>`}
       <${ResultBanner} table=${table} betting=${betting} />
     </div>
     <div class="layout" ref=${spotsRef} role=${controls.length ? "toolbar" : null}

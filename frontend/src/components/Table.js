@@ -168,6 +168,7 @@ export function TablePage({ id, dealer = false }) {
     if (action === "surrender") return table.act("surrender", { box: surrender.box });
     table.act("decline", { box: surrender.box, kind: "surrender" });
     setQueued([...queued, { round: view.round, box: surrender.box, action }]);
+    table.announce(`${ACTIONS[action][1]} chosen: played when box ${surrender.box}'s turn comes.`);
   }
 
   // Keyboard: the letter on each button; Enter places the bets wherever the focus is on
@@ -259,6 +260,7 @@ export function TablePage({ id, dealer = false }) {
   if (!view) {
     return html`<div class="table-page" ref=${pageRef}>
       <p class="loading" role="status">${table.status.value === "closed" ? "This table is closed." : "Connecting to the table…"}</p>
+      <${Announcer} key="announcer" table=${table} />
     </div>`;
   }
 
@@ -299,10 +301,11 @@ export function TablePage({ id, dealer = false }) {
   return html`<div class="table-page" ref=${pageRef}>
     <header class="table-head">
       <h1>${view.table} <small>${view.rules} v${view.rules_version} · round #${view.number} · bets ${view.minimum_bet}–${view.maximum_bet}</small></h1>
-      <span class=${`link ${table.status.value}`} role="status">${{ open: "", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Disconnected" }[table.status.value]}</span>
+      <span class=${`link ${table.status.value}`}>${{ open: "", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Disconnected" }[table.status.value]}</span>
     </header>
     <${Felt} table=${table} view=${view} onSpot=${onSpot} chipSelected=${chip} print=${print} />
     <${Notice} table=${table} />
+    <${Announcer} key="announcer" table=${table} />
     <section class="controls" aria-label="your controls" tabindex="-1" ref=${controlsRef}>
       ${dealer ? html`<${DealerConsole} table=${table} view=${view} />` : html`
         ${!you && html`<p>You are watching. <a href="#/login">Log in</a> to play.</p>`}
@@ -335,7 +338,7 @@ export function TablePage({ id, dealer = false }) {
             onClick=${() => decide(action, view.legal_actions.length ? null : surrender)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
           ${surrender && !view.legal_actions.length && html`<span class="fine">Surrender: half your bet back (${view.rules}).</span>`}
         </div>`}
-        ${queued.map((q) => html`<p class="fine" role="status" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
+        ${queued.map((q) => html`<p class="fine" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
         ${code && html`<p class="hint" role="note">Basic strategy: ${codeWords(code)}</p>`}
         <div class="row tools">
           <button type="button" onClick=${() => setPanel("rules")}>Rules</button>
@@ -371,7 +374,22 @@ function Notice({ table }) {
     }, 8000);
     return () => clearTimeout(timer);
   }, [notice]);
-  return html`<div class=${`notice ${notice?.kind ?? ""}`} role="alert" aria-live="assertive">
-    ${notice && html`<span>${notice.text}</span><button type="button" class="small" aria-label="dismiss" onClick=${() => (table.notice.value = null)}>×</button>`}
+  // Errors are said at once (role=alert); other messages are said by the announcer.
+  const error = notice?.kind === "error";
+  return html`<div class=${`notice ${notice?.kind ?? ""}`}>
+    <span role="alert">${error && html`<span key=${notice.id}>${notice.text}</span>`}</span>
+    ${notice && !error && html`<span>${notice.text}</span>`}
+    ${notice && html`<button type="button" class="small" aria-label="dismiss" onClick=${() => (table.notice.value = null)}>×</button>`}
+  </div>`;
+}
+
+/**
+ * The one live region of the table (WCAG 2.2 4.1.3): the player's own turns, offers,
+ * bets and results, said politely. Each message is a new line, so the same words said
+ * twice are said twice; the last few are kept.
+ */
+function Announcer({ table }) {
+  return html`<div class="visually-hidden" id="announcer" role="status" aria-live="polite">
+    ${table.announcements.value.map((message) => html`<p key=${message.id}>${message.text}</p>`)}
   </div>`;
 }
