@@ -49,3 +49,10 @@ export function totals(pending) {
   }
   return [...bySpot.values()].map((entry) => ({ ...entry, value: format(entry.value) }));
 }
+
+/** Who holds a box: its seated player, else the first initial bet on it seats him. */
+export function holderOf(view, number) {
+  const placed = view.boxes.find((b) => b.box === number);
+  const main = view.bets.find((b) => b.box === number && b.bet === "main");
+  return placed?.seated ?? view.seats[String(number)] ?? main?.player ?? null;
+}

@@ -5,6 +5,7 @@ import { signal } from "@preact/signals";
 import { api } from "./api.js";
 import { format } from "./money.js";
 import { roundSummary } from "./outcome.js";
+import { resultWords, stateAnnouncements } from "./announce.js";
 import { openRound, remember, road, setOpenRound } from "./road.js";
 import { setBalance, user } from "./session.js";
 import { play } from "./sound.js";
@@ -18,6 +19,9 @@ const LOG_LENGTH = 120;
 /** Finished rounds whose events the log shows after a reload. */
 const LOG_ROUNDS = 3;
 const OVER = new Set(["settled", "void"]);
+/** Messages the announcer keeps (the newest last). */
+const ANNOUNCED = 3;
+let announced = 0;
 
 export class TableConnection {
   constructor(tableId) {
@@ -36,6 +40,8 @@ export class TableConnection {
     this.summary = signal(null);
     /** The player's recent results at this table, oldest first. */
     this.road = signal(road(tableId));
+    /** What the screen reader is told of the player's own game: [{id, text}], newest last. */
+    this.announcements = signal([]);
     /** Server clock minus ours, in milliseconds (the deadlines are the server's). */
     this.clockOffset = 0;
     this.attempt = 0;
@@ -51,6 +57,7 @@ export class TableConnection {
     this.socket = socket;
     socket.onopen = () => {
       this.attempt = 0;
+      if (this.status.value === "reconnecting") this.announce("Connected to the table again.");
       this.status.value = "open";
       // Signed in by the session cookie the browser sent with the socket.
       if (user.value) socket.send(JSON.stringify({ type: "auth" }));
@@ -60,8 +67,10 @@ export class TableConnection {
       if (this.closed || this.socket !== socket) return;
       if (close.code === 4404) {
         this.status.value = "closed";
+        this.announce("This table is closed.");
         return;
       }
+      if (this.status.value !== "reconnecting") this.announce("Connection lost: reconnecting to the table…");
       this.status.value = "reconnecting";
       const wait = RECONNECT_MS[Math.min(this.attempt, RECONNECT_MS.length - 1)];
       this.attempt += 1;
@@ -88,6 +97,7 @@ export class TableConnection {
         break;
       case "bets_confirmed":
         this.tell("info", `Bets accepted: ${format(data.total)}`, "bets_confirmed");
+        this.announce(`Bets accepted: ${format(data.total)}`);
         break;
       case "error":
         this.tell("error", data.message, data.code);
@@ -106,6 +116,7 @@ export class TableConnection {
     const you = this.you.value;
     if (!you) return;
     if (state.turn?.yours && !(before?.turn?.yours && before.turn.box === state.turn.box && before.turn.hand === state.turn.hand)) play("turn");
+    for (const text of stateAnnouncements(before, state, you)) this.announce(text);
     const stakes = state.bets.some((b) => b.player === you)
       || state.boxes.some((box) => box.hands.some((hand) => you in (hand.stakes ?? {})));
     const stored = openRound(this.tableId);
@@ -128,6 +139,7 @@ export class TableConnection {
     const summary = roundSummary({ events, results, you: this.you.value, number });
     if (!summary) return;
     this.summary.value = { ...summary, round, number, id: `${round}-${Date.now()}` };
+    this.announce(resultWords({ summary, results, events, you: this.you.value }));
     this.road.value = remember(this.tableId, { round, number, kind: summary.kind, net: summary.net });
     play(summary.kind === "blackjack" ? "blackjack" : summary.kind === "win" ? "win" : summary.kind === "lose" ? "lose" : "push");
   }
@@ -179,6 +191,13 @@ export class TableConnection {
     const fresh = events.map((event, index) => ({ id: `${round}:${start + index}`, round, number, event }));
     this.events.value = [...fresh.reverse(), ...this.events.value].slice(0, LOG_LENGTH);
     if (events.some((e) => e.type === "card_dealt")) play("card");
+  }
+
+  /** Say something to a screen reader: the announcer's new line. */
+  announce(text) {
+    if (!text) return;
+    announced += 1;
+    this.announcements.value = [...this.announcements.value.slice(1 - ANNOUNCED), { id: announced, text }];
   }
 
   /** Show the player a message (the latest replaces the one before). */

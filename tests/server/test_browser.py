@@ -994,3 +994,215 @@ def test_after_the_server_is_killed_the_player_is_told_what_became_of_his_round(
     finally:
         process.kill()
         process.wait()
+
+
+#: What has the keyboard's focus, as a person hears it: the control's name ("body" for none).
+FOCUSED = """() => {
+  const element = document.activeElement;
+  if (!element || element === document.body) return "body";
+  return (element.getAttribute("aria-label") || element.textContent || element.tagName)
+    .trim().replace(/\\s+/g, " ").slice(0, 40);
+}"""
+
+
+def tab_until(page: Page, name: str, most: int = 60) -> list[str]:
+    """Press Tab until the control named ``name`` has the focus: each control passed."""
+    passed: list[str] = []
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        passed.append(page.evaluate(FOCUSED))
+        if passed[-1].startswith(name):
+            return passed
+    pytest.fail(f"{name} not reached in {most} presses of Tab: {passed}")
+
+
+def wait_for_focus(page: Page, name: str) -> None:
+    """The control named ``name`` gets the focus (the page moves it itself)."""
+    page.wait_for_function(f"(name) => ({FOCUSED})().startsWith(name)", arg=name, timeout=WAIT_MS)
+
+
+def test_the_keyboard_reaches_the_bets_in_a_few_tabs_and_the_focus_follows_the_round(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """WCAG 2.2 2.1.1 (keyboard), 2.4.1 (bypass blocks) and 2.4.3 (focus order) at a
+    7-box live table with two side bets a box (28 spots and 7 Sit buttons): from the top
+    of the page, Tab reaches the player's betting spot, the chips and Place bets in at
+    most 10 presses (40 before the felt and the chips each became one tab stop), 3 after
+    the skip link.  The arrow keys move within the felt's spots and the chips (a chip
+    picked as the arrow reaches it) and within the bet buttons.  After Place bets and
+    after each decision the focus goes to the next thing to do, never to the page's body:
+    the insurance offer, then Hit when her turn comes, then the controls."""
+    table = TableConfig(
+        id="live", preset="live", betting_seconds=60, offer_seconds=60, decision_seconds=60
+    )
+    # ann alone on box 1: 8S 8D against the dealer's Ace (insurance offered), hole 6H.
+    for site in serve(tmp_path, table, shoes={"live": "8S AH 8D 6H"}):
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        ann.sit_at("live")
+        page = ann.page
+        page.reload()
+        page.wait_for_selector("[data-spot='1:main']:not([disabled])")
+        assert page.evaluate(FOCUSED) == "body"
+
+        # Tab after Tab from the top of the page: the session bar, then one stop for the
+        # felt (the first free box's spot), one for the chips, then Place bets.
+        path = tab_until(page, "Place bets")
+        assert path == [
+            "Skip to main content",
+            "croupier",
+            "Lobby",
+            "History",
+            "Limits",
+            "Log out",
+            "Bet on box 1",
+            "5",
+            "Place bets (Enter)",
+        ]
+        assert len(path) <= 10
+
+        # The skip link goes past the session bar.
+        page.reload()
+        page.wait_for_selector("[data-spot='1:main']:not([disabled])")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Skip to main content"
+        page.keyboard.press("Enter")
+        assert tab_until(page, "Place bets") == ["Bet on box 1", "5", "Place bets (Enter)"]
+
+        # Arrow keys within the felt: down the box's spots, left to box 2 (first base,
+        # box 1, is on the dealer's left: the right of the screen), up to Sit.
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate(FOCUSED) == "Bet on box 1"
+        for key, name in (
+            ("ArrowDown", "Perfect Pairs on box 1"),
+            ("ArrowLeft", "Perfect Pairs on box 2"),
+            ("ArrowRight", "Perfect Pairs on box 1"),
+            ("ArrowUp", "Bet on box 1"),
+            ("ArrowUp", "Sit at box 1"),
+            ("ArrowDown", "Bet on box 1"),
+        ):
+            page.keyboard.press(key)
+            assert page.evaluate(FOCUSED) == name, key
+        page.keyboard.press("Space")  # a 5 chip on box 1
+        expect_text(page.locator("#balance"), "995.00")
+        # The chips: the arrow picks the next one.
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "5"
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(FOCUSED) == "10"
+        assert page.locator(".chip[data-value='10.00']").get_attribute("aria-checked") == "true"
+        page.keyboard.press("Shift+Tab")  # back to the felt's stop: box 1's spot
+        assert page.evaluate(FOCUSED).startswith("Bet on box 1")
+        page.keyboard.press("Space")
+        expect_text(page.locator("#balance"), "985.00")
+        # Undo and Clear are usable now; Tab still lands on Place bets, the arrows on them.
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Place bets (Enter)"
+        page.keyboard.press("ArrowLeft")
+        assert page.evaluate(FOCUSED) == "Clear (C)"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".notice"), "Bets accepted: 15.00")
+
+        # Dealt at once: the focus goes to the offer, then to her turn, never to the body.
+        expect_contains(page.locator(".offer"), "Insure")
+        wait_for_focus(page, "Insurance (I)")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "No thanks (N)"
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".actions"), "Stand (S)")
+        wait_for_focus(page, "Hit (H)")
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Stand (S)"
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".banner"), "You lose")  # 16 against the dealer's 17
+        assert page.locator(".actions").count() == 0
+        assert page.evaluate("document.activeElement !== document.body")
+        assert page.evaluate("document.activeElement.matches('section.controls')")
+        assert_balances(site, {ann: "985.00"})
+        ann.close()
+
+
+#: Every line the table's live region is given, in order, kept by the page from its start.
+RECORD_ANNOUNCEMENTS = """
+window.announced = [];
+new MutationObserver(() => {
+  const region = document.getElementById("announcer");
+  if (!region) return;
+  for (const line of region.children) {
+    if (line.dataset.recorded) continue;
+    line.dataset.recorded = "1";
+    window.announced.push(line.textContent);
+  }
+}).observe(document, { childList: true, subtree: true, characterData: true });
+"""
+
+#: The page's polite live regions.
+LIVE_REGIONS = """() => [...document.querySelectorAll(
+  '[aria-live="polite"], [role="status"]:not([aria-live="off"]), [role="log"]'
+)].map((element) => element.id || element.className || element.tagName)"""
+
+
+def test_the_live_region_says_the_players_own_turns_and_results_and_nothing_of_others(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """WCAG 2.2 4.1.3 (status messages): one polite live region on the table page tells
+    the player his bets, his turn and his hand after each card he draws, and his
+    result; never bob's box, cards or result, nor each card as it is dealt (the table's
+    log, which has them all, is not a live region).  Live rules: ann on box 1 has 10S 5C
+    (hard 15) against the dealer's 10D; bob on box 2 has 9H 8S; ann hits a 4H and
+    stands on 19; the dealer's 10D 7C stands on 17: ann wins, bob pushes."""
+    table = TableConfig(
+        id="live", preset="live", betting_seconds=60, offer_seconds=60, decision_seconds=60
+    )
+    for site in serve(tmp_path, table, shoes={"live": "10S 9H 10D 5C 8S 7C 4H"}):
+        ann = Player(browser, site)
+        bob = Player(browser, site)
+        for person in (ann, bob):
+            person.context.add_init_script(RECORD_ANNOUNCEMENTS)
+        ann.sign_up("ann")
+        bob.sign_up("bob")
+        ann.sit_at("live")
+        bob.sit_at("live")
+        assert ann.page.evaluate(LIVE_REGIONS) == ["announcer"]
+        region = ann.page.locator("#announcer")
+        assert region.get_attribute("role") == "status"
+        assert region.get_attribute("aria-live") == "polite"
+        assert ann.page.locator(".log ol").get_attribute("aria-live") == "off"
+        ann.chip("25.00")
+        ann.page.click("[data-spot='1:main']")
+        bob.chip("25.00")
+        bob.page.click("[data-spot='2:main']")
+        expect_contains(ann.page.locator("[data-spot='2:main']"), "25.00")
+        ann.page.keyboard.press("Enter")
+        expect_contains(ann.page.locator(".notice"), "Bets accepted: 25.00")
+        bob.page.keyboard.press("Enter")  # the last to confirm: dealt at once
+
+        expect_contains(ann.page.locator(".actions"), "Hit (H)")
+        ann.page.keyboard.press("h")
+        expect_contains(ann.page.locator("[data-box='1'] .total"), "19")
+        ann.page.keyboard.press("s")
+        expect_contains(bob.page.locator(".actions"), "Stand (S)")
+        bob.page.keyboard.press("s")
+        expect_contains(ann.page.locator(".banner"), "You win")
+        expect_contains(bob.page.locator(".banner"), "Push")
+        expect_contains(ann.page.locator(".log"), "Box 2: 8S")  # the log has bob's cards
+
+        said = "Dealer has 17. Box 1: you won +25.00."
+        expect_contains(region, said)
+        assert ann.page.evaluate("window.announced") == [
+            "Your bets on the layout: 25.00",
+            "Bets accepted: 25.00",
+            "Your turn, box 1: hard 15 against a 10",
+            "Your turn, box 1: hard 19 against a 10",
+            said,
+        ]
+        expect_contains(bob.page.locator("#announcer"), "Box 2: push")
+        heard = bob.page.evaluate("window.announced")
+        assert "Your turn, box 2: hard 17 against a 10" in heard
+        assert not [line for line in heard if "box 1" in line.lower() or "ann" in line]
+        assert_balances(site, {ann: "1025.00", bob: "1000.00"})
+        ann.close()
+        bob.close()

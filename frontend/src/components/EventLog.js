@@ -35,10 +35,14 @@ export function describe(e) {
   }
 }
 
-/** The table's recent events, newest first. */
+/**
+ * The table's recent events, newest first. Not a live region: every card of every
+ * player is here, which a screen reader would read out one by one; the announcer says
+ * what concerns the player (components/Table.js).
+ */
 export function EventLog({ table }) {
   return html`<section class="log" aria-label="what happened">
     <h2>Table log</h2>
-    <ol aria-live="polite">${table.events.value.map(({ id, number, event }) => html`<li key=${id} class=${event.type} data-round=${number}>${describe(event)}</li>`)}</ol>
+    <ol aria-live="off">${table.events.value.map(({ id, number, event }) => html`<li key=${id} class=${event.type} data-round=${number}>${describe(event)}</li>`)}</ol>
   </section>`;
 }

@@ -1,17 +1,36 @@
 // The felt: the dealer's cards at the top, the boxes in an arc below.
 import { html } from "htm/preact";
+import { useRef, useState } from "preact/hooks";
 import { Cards } from "./Card.js";
 import { Timer } from "./Timer.js";
 import { amount, format, signed, sum } from "../money.js";
 import { outcomeWords, sideBetName } from "../names.js";
-import { layoutTotal } from "../betting.js";
+import { holderOf, layoutTotal } from "../betting.js";
 import { ChipStack, ResultBanner } from "./Outcome.js";
+import { controlOf, feltControls, homeSpot, spotStep } from "../roving.js";
 
 const DEAL_STEP_MS = 140;
 
 export function Felt({ table, view, onSpot, chipSelected, print }) {
   const you = table.you.value;
   const betting = view.phase === "betting";
+  // One tab stop for the felt's controls (his own box's spot until he moves it); the
+  // arrow keys move between them (WAI-ARIA roving tabindex).
+  const [moved, setMoved] = useState(null);
+  const controls = feltControls(view, you);
+  const stop = controls.some((c) => c.key === moved) ? moved : homeSpot(view, you);
+  const spotsRef = useRef(null);
+  function onKeyDown(event) {
+    const elements = [...spotsRef.current.querySelectorAll("[data-roving]:not(:disabled)")];
+    const index = elements.indexOf(event.target);
+    if (index < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
+    const items = elements.map((element) => controlOf(element.dataset.roving));
+    const boxes = [...spotsRef.current.querySelectorAll("li.box")].map((li) => ({ box: Number(li.dataset.box), rect: li.getBoundingClientRect() }));
+    const next = spotStep(event.key, items, index, boxes);
+    if (next === null) return;
+    event.preventDefault();
+    elements[next].focus();
+  }
   const total = you && betting ? layoutTotal(view.bets, you) : null;
   const inPlay = view.boxes.map((b) => b.box);
   // The order of the initial deal: each box's first card, the dealer's, then the second cards.
@@ -25,23 +44,27 @@ export function Felt({ table, view, onSpot, chipSelected, print }) {
       <div class="total">${view.dealer.cards.length ? html`Dealer <strong>${view.dealer.total}</strong>` : "Dealer"}</div>
       <${Timer} table=${table} view=${view} />
       <p class="felt-print">${view.phase === "void" ? `Round void: ${view.void_reason}` : print}</p>
-      ${total !== null && amount(total).gt(0) && html`<p class="layout-total" role="status">Your bets on the layout: <strong>${total}</strong>${view.confirmed.includes(you) ? " · accepted" : ""}</p>`}
+      ${total !== null && amount(total).gt(0) && html`<p class="layout-total">Your bets on the layout: <strong>${total}</strong>${view.confirmed.includes(you) ? " · accepted" : ""}</p>`}
       <${ResultBanner} table=${table} betting=${betting} />
     </div>
-    <ol class="boxes" style=${`--count:${boxes.length}`}>
-      ${boxes.map((number) => html`<${Box} key=${number} number=${number} count=${boxes.length} table=${table} view=${view}
-        onSpot=${onSpot} chipSelected=${chipSelected}
-        dealOrder=${dealOrder(number)} />`)}
-    </ol>
+    <div class="layout" ref=${spotsRef} role=${controls.length ? "toolbar" : null}
+      aria-label=${controls.length ? "betting spots (arrow keys move between them)" : null} onKeyDown=${onKeyDown}>
+      <ol class="boxes" style=${`--count:${boxes.length}`}>
+        ${boxes.map((number) => html`<${Box} key=${number} number=${number} count=${boxes.length} table=${table} view=${view}
+          onSpot=${onSpot} chipSelected=${chipSelected} stop=${stop} onStop=${setMoved}
+          dealOrder=${dealOrder(number)} />`)}
+      </ol>
+    </div>
   </section>`;
 }
 
-function Box({ number, count, table, view, onSpot, chipSelected, dealOrder }) {
+function Box({ number, count, table, view, onSpot, chipSelected, stop, onStop, dealOrder }) {
   const you = table.you.value;
   const placed = view.boxes.find((b) => b.box === number);
   const bets = view.bets.filter((b) => b.box === number);
   // The first initial bet on a box seats its player; later ones bet behind him.
-  const holder = placed?.seated ?? view.seats[String(number)] ?? bets.find((b) => b.bet === "main")?.player ?? null;
+  const holder = holderOf(view, number);
+  const roving = (key) => ({ "data-roving": key, tabIndex: key === stop ? 0 : -1, onFocus: () => onStop(key) });
   const results = view.results.filter((r) => r.box === number);
   const betting = view.phase === "betting";
   const position = count > 1 ? (number - 1) / (count - 1) : 0.5;
@@ -53,7 +76,7 @@ function Box({ number, count, table, view, onSpot, chipSelected, dealOrder }) {
     const label = main ? (holder && holder !== you && bets.some((b) => b.bet === "main") ? "Bet behind" : "Bet") : sideBetName(bet);
     const won = results.filter((r) => r.bet === bet && r.hand === null);
     return html`<button type="button" class=${`spot ${main ? "main" : "side"}${mine.gt(0) ? " mine" : ""}${onTable.gt(0) ? " staked" : ""}`}
-      data-spot=${`${number}:${bet}`} disabled=${!betting || !you}
+      data-spot=${`${number}:${bet}`} disabled=${!betting || !you} ...${roving(`${number}:${bet}`)}
       aria-label=${`${label} on box ${number}${onTable.gt(0) ? `, ${format(onTable)} on it` : ""}${mine.gt(0) && !mine.eq(onTable) ? `, ${format(mine)} yours` : ""}`}
       title=${chipSelected ? "" : "Pick a chip first"}
       onClick=${() => onSpot(number, bet)}>
@@ -68,7 +91,8 @@ function Box({ number, count, table, view, onSpot, chipSelected, dealOrder }) {
     <div class="seat">
       <span class="number">${number}</span>
       <span class="holder">${holder ?? "free"}</span>
-      ${betting && !holder && you && html`<button type="button" class="small" onClick=${() => table.send({ type: "take_box", box: number })}>Sit</button>`}
+      ${betting && !holder && you && html`<button type="button" class="small sit" aria-label=${`Sit at box ${number}`}
+        ...${roving(`sit:${number}`)} onClick=${() => table.send({ type: "take_box", box: number })}>Sit</button>`}
     </div>
     ${(placed?.hands ?? []).map((hand) => html`<${Hand} key=${hand.hand} hand=${hand} active=${turn === hand.hand} you=${you}
         results=${results.filter((r) => r.hand === hand.hand)} dealOrder=${hand.hand === 1 ? dealOrder : () => 0} />`)}

@@ -18,7 +18,8 @@ export function ResultBanner({ table, betting }) {
     return () => clearTimeout(timer);
   }, [summary?.id]);
   if (!summary || hidden === summary.id || mineOnLayout) return null;
-  return html`<div class=${`banner ${summary.kind}`} role="status" data-round=${summary.number}>
+  // Not a live region: the announcer says the result (components/Table.js).
+  return html`<div class=${`banner ${summary.kind}`} data-round=${summary.number}>
     <strong class="banner-title">${TITLES[summary.kind]}</strong>
     <span class="banner-net">${summary.kind === "void" ? "" : signed(summary.net)}</span>
     <span class="banner-text">${summary.kind === "void" || summary.timedOut ? summary.text : summary.bets > 1 ? `Net of your ${summary.bets} bets this round` : "This round"}</span>

@@ -16,6 +16,7 @@ import { RulesPanel, StrategyPanel } from "./Panels.js";
 import { DealerConsole } from "./DealerConsole.js";
 import { RecentResults } from "./Outcome.js";
 import { play, soundOn, toggleSound } from "../sound.js";
+import { stepIndex } from "../roving.js";
 
 const ACTIONS = {
   hit: ["h", "Hit"], stand: ["s", "Stand"], double: ["d", "Double"], split: ["p", "Split"], surrender: ["r", "Surrender"],
@@ -48,6 +49,12 @@ export function TablePage({ id, dealer = false }) {
   // turn comes ({round, box, action}).
   const [queued, setQueued] = useState([]);
   const betsThisRound = useRef({ round: null, bets: [] });
+  // The bet buttons' tab stop (Place bets until the player moves it with the arrows).
+  const [betStop, setBetStop] = useState("enter");
+  const pageRef = useRef(null);
+  const controlsRef = useRef(null);
+  // The control that last had the focus on this page (null once the focus left it).
+  const lastFocus = useRef(null);
   const view = table.view.value;
   const you = table.you.value;
 
@@ -161,6 +168,7 @@ export function TablePage({ id, dealer = false }) {
     if (action === "surrender") return table.act("surrender", { box: surrender.box });
     table.act("decline", { box: surrender.box, kind: "surrender" });
     setQueued([...queued, { round: view.round, box: surrender.box, action }]);
+    table.announce(`${ACTIONS[action][1]} chosen: played when box ${surrender.box}'s turn comes.`);
   }
 
   // Keyboard: the letter on each button; Enter places the bets wherever the focus is on
@@ -172,8 +180,9 @@ export function TablePage({ id, dealer = false }) {
       const key = event.key.toLowerCase();
       const target = event.target instanceof Element ? event.target : null;
       if (key === "enter") {
-        // Other buttons and links keep their own Enter; on the layout, Enter places bets.
-        if (target?.closest("button, a, summary") && !target.closest(".felt, .betting")) return;
+        // Buttons and links keep their own Enter; on a chip, a betting spot or nothing in
+        // particular, Enter places bets.
+        if (target?.closest("button, a, summary") && !target.closest(".chip, .spot")) return;
         const place = document.querySelector('.controls button[data-key="enter"]');
         if (place) {
           event.preventDefault();
@@ -201,7 +210,59 @@ export function TablePage({ id, dealer = false }) {
     return () => document.removeEventListener("keydown", onKey);
   }, [table, you, dealer]);
 
-  if (!view) return html`<p class="loading" role="status">${table.status.value === "closed" ? "This table is closed." : "Connecting to the table…"}</p>`;
+  // Where the focus is on this page; when the control that had it goes (Place bets once
+  // the cards are dealt, a decision once it is made), it moves to the next thing to do,
+  // never to the page's body (WCAG 2.2 2.4.3).
+  useEffect(() => {
+    function onFocusIn(event) {
+      lastFocus.current = pageRef.current?.contains(event.target) ? event.target : null;
+    }
+    function onFocusOut() {
+      setTimeout(rescueFocus, 0);
+    }
+    document.addEventListener("focusin", onFocusIn);
+    document.addEventListener("focusout", onFocusOut);
+    return () => {
+      document.removeEventListener("focusin", onFocusIn);
+      document.removeEventListener("focusout", onFocusOut);
+    };
+  }, []);
+  useEffect(rescueFocus);
+
+  function rescueFocus() {
+    const lost = lastFocus.current;
+    if (!lost || (lost.isConnected && !lost.disabled)) return;
+    const active = document.activeElement;
+    if ((active && active !== document.body && active !== lost) || document.querySelector("dialog[open]")) return;
+    const controls = controlsRef.current;
+    const felt = lost.matches(".spot, .sit") ? pageRef.current?.querySelector('.felt [data-roving][tabindex="0"]') : null;
+    const target = decisionButton() ?? felt ?? controls?.querySelector('button[data-key="enter"]') ?? controls;
+    lastFocus.current = null;
+    target?.focus();
+  }
+
+  function decisionButton() {
+    return controlsRef.current?.querySelector(".offer button:not(:disabled), .actions button:not(:disabled)") ?? null;
+  }
+
+  // The player's turn, or an offer to him: the focus goes to its first button.
+  const myDecisions = view && you ? view.offers.filter((o) => o.player === you).map((o) => `${o.kind}:${o.box}:${o.hand ?? 1}`) : [];
+  const decisionKey = view && you && (view.legal_actions.length || myDecisions.length)
+    ? `${view.round}|${view.turn?.yours ? `${view.turn.box}:${view.turn.hand}` : ""}|${myDecisions.join(",")}`
+    : null;
+  useEffect(() => {
+    if (!decisionKey || document.querySelector("dialog[open]")) return;
+    const active = document.activeElement;
+    if (active?.closest?.(".offer, .actions") || active?.matches?.("input:not([type=checkbox]), textarea, select")) return;
+    decisionButton()?.focus();
+  }, [decisionKey]);
+
+  if (!view) {
+    return html`<div class="table-page" ref=${pageRef}>
+      <p class="loading" role="status">${table.status.value === "closed" ? "This table is closed." : "Connecting to the table…"}</p>
+      <${Announcer} key="announcer" table=${table} />
+    </div>`;
+  }
 
   const print = rules
     ? `Blackjack pays ${ratioWords(rules.blackjack_pays)} · Dealer ${rules.dealer_hits_soft_17 ? "hits soft 17" : "stands on all 17s"}${rules.insurance ? ` · Insurance pays ${ratioWords(rules.insurance_pays)}` : ""}`
@@ -213,28 +274,53 @@ export function TablePage({ id, dealer = false }) {
   const actions = view.legal_actions.length ? view.legal_actions : surrender ? [...surrender.then, "surrender"] : [];
   const code = hint && view.turn?.yours ? hintCode(view, strategy) : null;
 
-  return html`<div class="table-page">
+  const chipList = chipValues(view.minimum_bet, view.maximum_bet);
+  const chipStop = chipList.includes(chip) ? chip : chipList[0];
+  /** The chips are a radio group: the arrow keys move to the next chip and pick it. */
+  function onChipKey(event) {
+    const next = stepIndex(event.key, chipList.indexOf(chipStop), chipList.length);
+    if (next === null || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    setChip(chipList[next]);
+    event.currentTarget.querySelector(`[data-value="${chipList[next]}"]`)?.focus();
+  }
+  /** The bet buttons are a toolbar: the arrow keys move between those that may be used. */
+  function onBetKey(event) {
+    const buttons = [...event.currentTarget.querySelectorAll("button:not(:disabled)")];
+    const next = stepIndex(event.key, buttons.indexOf(event.target), buttons.length);
+    if (next === null || buttons.indexOf(event.target) < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    buttons[next].focus();
+  }
+  // Place bets is the tab stop again when the button moved to has been disabled since.
+  const usable = { u: myChips.length > 0, c: placed.length > 0, b: lastBets.length > 0, x: lastBets.length > 0, enter: true };
+  const betTab = usable[betStop] ? betStop : "enter";
+  const betButton = (key, props, label) => html`<button type="button" data-key=${key} tabIndex=${betTab === key ? 0 : -1}
+    disabled=${!usable[key]} onFocus=${() => setBetStop(key)} ...${props}>${label}</button>`;
+
+  return html`<div class="table-page" ref=${pageRef}>
     <header class="table-head">
       <h1>${view.table} <small>${view.rules} v${view.rules_version} · round #${view.number} · bets ${view.minimum_bet}–${view.maximum_bet}</small></h1>
-      <span class=${`link ${table.status.value}`} role="status">${{ open: "", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Disconnected" }[table.status.value]}</span>
+      <span class=${`link ${table.status.value}`}>${{ open: "", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Disconnected" }[table.status.value]}</span>
     </header>
     <${Felt} table=${table} view=${view} onSpot=${onSpot} chipSelected=${chip} print=${print} />
     <${Notice} table=${table} />
-    <section class="controls" aria-label="your controls">
+    <${Announcer} key="announcer" table=${table} />
+    <section class="controls" aria-label="your controls" tabindex="-1" ref=${controlsRef}>
       ${dealer ? html`<${DealerConsole} table=${table} view=${view} />` : html`
         ${!you && html`<p>You are watching. <a href="#/login">Log in</a> to play.</p>`}
         ${you && view.phase === "betting" && html`<div class="betting">
-          <div class="chips" role="group" aria-label="chips">
-            ${chipValues(view.minimum_bet, view.maximum_bet).map((value) => html`<button type="button"
-              class=${`chip ${chipColour(value)}${chip === value ? " selected" : ""}`} aria-pressed=${chip === value ? "true" : "false"}
-              data-value=${value} onClick=${() => setChip(value)}>${value.replace(/\.00$/, "")}</button>`)}
+          <div class="chips" role="radiogroup" aria-label="chip value" onKeyDown=${onChipKey}>
+            ${chipList.map((value) => html`<button type="button" role="radio"
+              class=${`chip ${chipColour(value)}${chip === value ? " selected" : ""}`} aria-checked=${chip === value ? "true" : "false"}
+              tabIndex=${value === chipStop ? 0 : -1} data-value=${value} onClick=${() => setChip(value)}>${value.replace(/\.00$/, "")}</button>`)}
           </div>
-          <div class="row">
-            <button type="button" data-key="u" disabled=${!myChips.length} onClick=${undo}>Undo (U)</button>
-            <button type="button" data-key="c" disabled=${!placed.length} onClick=${clear}>Clear (C)</button>
-            <button type="button" data-key="b" disabled=${!lastBets.length} onClick=${() => repeat(1)}>Rebet (B)</button>
-            <button type="button" data-key="x" disabled=${!lastBets.length} onClick=${() => repeat(2)}>Double bet (X)</button>
-            <button type="button" class="primary" data-key="enter" onClick=${placeBets}>Place bets (Enter)</button>
+          <div class="row" role="toolbar" aria-label="your bets" onKeyDown=${onBetKey}>
+            ${betButton("u", { onClick: undo }, "Undo (U)")}
+            ${betButton("c", { onClick: clear }, "Clear (C)")}
+            ${betButton("b", { onClick: () => repeat(1) }, "Rebet (B)")}
+            ${betButton("x", { onClick: () => repeat(2) }, "Double bet (X)")}
+            ${betButton("enter", { class: "primary", onClick: placeBets }, "Place bets (Enter)")}
           </div>
         </div>`}
         ${otherOffers.map((offer) => {
@@ -252,7 +338,7 @@ export function TablePage({ id, dealer = false }) {
             onClick=${() => decide(action, view.legal_actions.length ? null : surrender)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
           ${surrender && !view.legal_actions.length && html`<span class="fine">Surrender: half your bet back (${view.rules}).</span>`}
         </div>`}
-        ${queued.map((q) => html`<p class="fine" role="status" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
+        ${queued.map((q) => html`<p class="fine" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
         ${code && html`<p class="hint" role="note">Basic strategy: ${codeWords(code)}</p>`}
         <div class="row tools">
           <button type="button" onClick=${() => setPanel("rules")}>Rules</button>
@@ -288,7 +374,22 @@ function Notice({ table }) {
     }, 8000);
     return () => clearTimeout(timer);
   }, [notice]);
-  return html`<div class=${`notice ${notice?.kind ?? ""}`} role="alert" aria-live="assertive">
-    ${notice && html`<span>${notice.text}</span><button type="button" class="small" aria-label="dismiss" onClick=${() => (table.notice.value = null)}>×</button>`}
+  // Errors are said at once (role=alert); other messages are said by the announcer.
+  const error = notice?.kind === "error";
+  return html`<div class=${`notice ${notice?.kind ?? ""}`}>
+    <span role="alert">${error && html`<span key=${notice.id}>${notice.text}</span>`}</span>
+    ${notice && !error && html`<span>${notice.text}</span>`}
+    ${notice && html`<button type="button" class="small" aria-label="dismiss" onClick=${() => (table.notice.value = null)}>×</button>`}
+  </div>`;
+}
+
+/**
+ * The one live region of the table (WCAG 2.2 4.1.3): the player's own turns, offers,
+ * bets and results, said politely. Each message is a new line, so the same words said
+ * twice are said twice; the last few are kept.
+ */
+function Announcer({ table }) {
+  return html`<div class="visually-hidden" id="announcer" role="status" aria-live="polite">
+    ${table.announcements.value.map((message) => html`<p key=${message.id}>${message.text}</p>`)}
   </div>`;
 }
