@@ -63,6 +63,7 @@ from croupier.server.protocol import (
     parse_message,
 )
 from croupier.server.recall import recall_record
+from croupier.server.roles import Role
 from croupier.server.runtime import (
     DEALER_OPS,
     PLAYER_OPS,
@@ -178,7 +179,7 @@ class AccountOut(BaseModel):
 
     id: int
     name: str
-    role: str
+    role: Role
     balance: str
 
 
@@ -524,7 +525,7 @@ class Hub:
 
         for connection in list(self.connections[table]):
             user = connection.user
-            dealer = user is not None and user.role in ("dealer", "admin")
+            dealer = user is not None and user.role.is_staff
             name = user.name if user is not None else None
             if name is not None and name == acting:
                 events, state = texts(dealer, name)
@@ -763,7 +764,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HttpError(409, "name_taken", str(error)) from None
         except InvalidCredentials as error:
             raise HttpError(400, "invalid_account", str(error)) from None
-        return account_out(accounts.User(id=user_id, name=credentials.name, role="player"))
+        return account_out(accounts.User(id=user_id, name=credentials.name, role=Role.PLAYER))
 
     @app.post("/api/sessions", status_code=201, responses={**_ERRORS, 403: {"model": ErrorOut}})
     def sign_in(credentials: Credentials, request: Request, response: Response) -> SessionOut:
@@ -907,7 +908,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             except NotFound:
                 raise HttpError(404, "no_round", f"no round {round_id!r}") from None
             balances = rounds_store.round_balances(conn, round_id, viewer.id)
-            if balances is None and viewer.role not in ("dealer", "admin"):
+            if balances is None and not viewer.role.is_staff:
                 raise HttpError(404, "no_round", f"no round {round_id!r} of yours")
         return recall_record(row, viewer.name, balances)
 
@@ -1032,7 +1033,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             connection.user = signed
             connection.token = token
             hub._ids[signed.name] = signed.id
-            dealer = signed.role in ("dealer", "admin")
+            dealer = signed.role.is_staff
 
             def welcome() -> dict[str, Any]:
                 runtime.reconnected(signed.name)
@@ -1078,7 +1079,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             assert isinstance(message, Action)
             op = message.op
             if op in DEALER_OPS and op not in PLAYER_OPS:
-                if user.role not in ("dealer", "admin"):
+                if not user.role.is_staff:
                     raise ActionRefused(f"{op}: for the table's dealer only", code="forbidden")
                 player = None
             elif op in PLAYER_OPS:
