@@ -22,7 +22,8 @@ from starlette.testclient import WebSocketTestSession
 from croupier.cli import cli
 from croupier.script import play_script
 from croupier.server import accounts
-from croupier.server.app import OUTBOX_MESSAGES, Connection, Settings, create_app
+from croupier.server.app import Settings, create_app
+from croupier.server.hub import OUTBOX_MESSAGES, Connection
 from croupier.server.ownership import TableOwned
 from croupier.server.runtime import ServerShoe, TableConfig
 from tests.server.tables import PASSWORD

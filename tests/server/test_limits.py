@@ -18,7 +18,7 @@ import sqlalchemy
 from fastapi.testclient import TestClient
 
 from croupier.server import accounts, ledger, limits, play_sessions
-from croupier.server.app import SESSION_COOKIE
+from croupier.server.dependencies import SESSION_COOKIE
 from croupier.server.errors import (
     InvalidLimit,
     LossLimitReached,

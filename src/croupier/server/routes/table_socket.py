@@ -1,0 +1,314 @@
+"""The table socket, ``/ws/tables/{table}``: one WebSocket per table and connection.
+
+Each message is read (:func:`~croupier.server.protocol.parse_message`), held to the
+connection's rate limit and live session, and handed to the table's actor; what it
+caused goes out through the :class:`~croupier.server.hub.Hub`.  Every message is
+described in ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from decimal import Decimal
+from typing import Any
+
+import starlette.websockets
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from croupier.errors import CroupierError
+from croupier.server import accounts
+from croupier.server.actor import TableActor
+from croupier.server.dependencies import SESSION_COOKIE, TableHub
+from croupier.server.errors import InsufficientFunds, PlayRefused, ServerError, SessionExpired
+from croupier.server.hub import Connection, Hub
+from croupier.server.protocol import (
+    MAX_MESSAGE_BYTES,
+    Action,
+    Auth,
+    ConfirmBets,
+    LeaveBox,
+    Ping,
+    ProtocolError,
+    TakeBox,
+    parse_message,
+)
+from croupier.server.runtime import (
+    DEALER_OPS,
+    PLAYER_OPS,
+    ActionRefused,
+    Outcome,
+    TableRuntime,
+)
+
+__all__ = ["router"]
+
+_commands = logging.getLogger("croupier.commands")
+#: What a socket used after its close raises: Starlette 1.8 names it, older Starlette
+#: raises a plain RuntimeError.
+_SOCKET_CLOSED: type[RuntimeError] = getattr(
+    starlette.websockets, "WebSocketDisconnected", RuntimeError
+)
+
+router = APIRouter()
+
+
+@router.websocket("/ws/tables/{table}")
+async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
+    """A table's socket: the table as the connection may see it, and its messages
+    (``docs/protocol.md``)."""
+    runtime = hub.runtimes.get(table)
+    await socket.accept()
+    if runtime is None:
+        await socket.send_text(
+            json.dumps({"type": "error", "code": "no_table", "message": f"no table {table!r}"})
+        )
+        await socket.close(code=4404)
+        return
+    actor = hub.actors[table]
+    connection = Connection(socket, table, handler=asyncio.current_task())
+    connection.writer = asyncio.create_task(connection.write())
+    hub.connections[table].add(connection)
+    try:
+        view = await actor.call(lambda: runtime.view(None))
+        welcome = {"type": "welcome", "table": table, "you": None, "state": view}
+        await hub.send(connection, welcome)
+        while True:
+            frame = await socket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text")
+            if text is None:
+                await error(
+                    hub, connection, "malformed", "binary frames are not taken: send JSON text"
+                )
+                continue
+            started = time.perf_counter()
+            connection.last_op, connection.last_result = "unknown", "ok"
+            await handle(hub, connection, runtime, actor, text)
+            record(hub, connection, time.perf_counter() - started)
+    except (WebSocketDisconnect, _SOCKET_CLOSED):
+        pass
+    except asyncio.CancelledError:
+        if connection.dropped is None:
+            raise
+        # Dropped for not reading: this connection ends here, quietly.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+    finally:
+        connection.writer.cancel()
+        hub.connections[table].discard(connection)
+        user = connection.user
+        if user is not None and not any(
+            other.user is not None and other.user.id == user.id for other in hub.connections[table]
+        ):
+            name, now = user.name, hub.now()
+            actor.post(lambda: runtime.disconnected(name, now))
+
+
+def record(hub: Hub, connection: Connection, seconds: float) -> None:
+    """Count and log one message at a table."""
+    table, op, result = connection.table, connection.last_op, connection.last_result
+    hub.metrics.actions.labels(table=table, op=op, result=result).inc()
+    if result == "ok" and op not in ("ping", "auth", "unknown"):
+        hub.metrics.action_seconds.labels(table=table).observe(seconds)
+    _commands.info(
+        "%s %s %s",
+        table,
+        op,
+        result,
+        extra={
+            "table": table,
+            "user": connection.user.name if connection.user is not None else None,
+            "op": op,
+            "result": result,
+            "ms": round(seconds * 1000, 3),
+        },
+    )
+
+
+async def error(
+    hub: Hub, connection: Connection, code: str, message: str, key: str | None = None
+) -> None:
+    connection.last_result = code
+    body: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if key is not None:
+        body["key"] = key
+    await hub.send(connection, body)
+
+
+async def handle(
+    hub: Hub, connection: Connection, runtime: TableRuntime, actor: TableActor, text: str
+) -> None:
+    now = hub.now()
+    limiter = hub.limiter(connection)
+    if not limiter.allow(now):
+        await error(
+            hub,
+            connection,
+            "rate_limited",
+            f"too many messages: at most {limiter.rate:g} a second",
+        )
+        return
+    if len(text.encode()) > MAX_MESSAGE_BYTES:
+        await error(hub, connection, "too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+        return
+    try:
+        message = parse_message(text)
+    except ProtocolError as problem:
+        await error(hub, connection, problem.code, str(problem))
+        return
+    connection.last_op = message.op if isinstance(message, Action) else message.type
+    if isinstance(message, Ping):
+        await hub.send(connection, {"type": "pong"})
+        return
+    if isinstance(message, Auth):
+        # A token in the message, else the session cookie the socket was opened with.
+        token = message.token or connection.socket.cookies.get(SESSION_COOKIE)
+        if not token:
+            await error(
+                hub, connection, "session_expired", "no session: log in, then send auth again"
+            )
+            return
+        try:
+            signed = await asyncio.to_thread(hub.read_session, token, now)
+        except SessionExpired as problem:
+            await error(hub, connection, "session_expired", str(problem))
+            return
+        connection.user = signed
+        connection.token = token
+        hub._ids[signed.name] = signed.id
+        dealer = signed.role.is_staff
+
+        def welcome() -> dict[str, Any]:
+            runtime.reconnected(signed.name)
+            return runtime.view(signed.name, dealer=dealer)
+
+        view = await actor.call(welcome)
+        await hub.send(
+            connection,
+            {"type": "welcome", "table": runtime.config.id, "you": signed.name, "state": view},
+        )
+        await hub.send_balance(connection)
+        return
+    user = connection.user
+    if user is None or connection.token is None:
+        await error(hub, connection, "unauthenticated", 'log in first: send {"type": "auth"}')
+        return
+    # Every command is held to a live session: a logout or an expiry elsewhere ends
+    # this socket's rights too.  Checking also marks the session as used.
+    try:
+        await hub.check_session(connection.token, now)
+    except SessionExpired as problem:
+        connection.user = None
+        connection.token = None
+        await error(hub, connection, "session_expired", str(problem), message_key(message))
+        return
+    table = runtime.config.id
+
+    async def seats_changed(_: None) -> None:
+        await hub.broadcast(table, None)
+
+    try:
+        if isinstance(message, TakeBox):
+            box = message.box
+            await actor.call(lambda: runtime.take_box(user.name, box), seats_changed)
+            return
+        if isinstance(message, LeaveBox):
+            box = message.box
+            await actor.call(lambda: runtime.leave_box(user.name, box), seats_changed)
+            return
+        if isinstance(message, ConfirmBets):
+            await confirm_bets(hub, connection, runtime, actor, user, now)
+            return
+        assert isinstance(message, Action)
+        op = message.op
+        if op in DEALER_OPS and op not in PLAYER_OPS:
+            if not user.role.is_staff:
+                raise ActionRefused(f"{op}: for the table's dealer only", code="forbidden")
+            player = None
+        elif op in PLAYER_OPS:
+            player = user.name
+        else:
+            raise ActionRefused(f"{op}: only the table does that", code="forbidden")
+        args, key = message.args, message.key
+        # Whose balances go out if the round ends, read here on the loop that owns
+        # the connections; the worker thread only reads the ledger.
+        present = {c.user.id for c in hub.connections[table] if c.user is not None}
+
+        def apply() -> tuple[Outcome, dict[int, Decimal]]:
+            outcome = runtime.apply(op, player, args, now=now, key=key)
+            if outcome.retried:
+                return outcome, {}
+            # The balances to send, read in this same worker thread: everyone's at
+            # the table when the round is over, the acting player's otherwise.
+            ids = {user.id}
+            if outcome.over:
+                ids |= present
+            return outcome, hub.read_balances(ids)
+
+        async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:
+            outcome, balances = result
+            if outcome.retried:
+                return
+            # The ack goes first: the player hears his command was taken, then what
+            # it did, before anything else happens at the table.
+            hub_ack(outcome)
+            await hub.announce(table, outcome, balances)
+
+        def hub_ack(outcome: Outcome) -> None:
+            ack: dict[str, Any] = {
+                "type": "ack",
+                "op": op,
+                "seq": outcome.seq,
+                "retried": outcome.retried,
+            }
+            if key is not None:
+                ack["key"] = key
+            connection.push(json.dumps(ack))
+
+        outcome, _ = await actor.call(apply, announce)
+    except ActionRefused as problem:
+        await error(hub, connection, problem.code, str(problem), message_key(message))
+        return
+    except InsufficientFunds as problem:
+        await error(hub, connection, "insufficient_funds", str(problem), message_key(message))
+        return
+    except PlayRefused as problem:
+        await error(hub, connection, problem.code, str(problem), message_key(message))
+        return
+    except (CroupierError, ServerError) as problem:
+        await error(hub, connection, "illegal", str(problem), message_key(message))
+        return
+    if outcome.retried:
+        hub_ack(outcome)
+
+
+async def confirm_bets(
+    hub: Hub,
+    connection: Connection,
+    runtime: TableRuntime,
+    actor: TableActor,
+    user: accounts.User,
+    now: float,
+) -> None:
+    """The player's bets are made: he hears their total, and the deal starts once
+    every player with a bet on the layout has confirmed."""
+    table = runtime.config.id
+
+    def confirm() -> tuple[Decimal, Outcome | None]:
+        return runtime.confirm_bets(user.name, now)
+
+    async def announce(result: tuple[Decimal, Outcome | None]) -> None:
+        total, outcome = result
+        connection.push(json.dumps({"type": "bets_confirmed", "total": str(total)}))
+        await hub.announce(table, outcome, await hub.balances(table, outcome))
+
+    await actor.call(confirm, announce)
+
+
+def message_key(message: object) -> str | None:
+    return message.key if isinstance(message, Action) else None
