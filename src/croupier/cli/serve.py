@@ -1,17 +1,34 @@
-"""``croupier serve``: the table server."""
+"""``croupier serve``: the table server.
+
+Every setting comes from the environment (``CROUPIER_*``, see
+:data:`croupier.server.settings.ENVIRONMENT`) or from its flag, which wins; either is
+checked before anything starts, and a bad one gets one line and exit status 2.
+"""
 
 from __future__ import annotations
 
+import os
 import socket
-from decimal import Decimal
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
-from croupier.cli.shared import UserError, db_option, require_extra
-from croupier.errors import BetError
-from croupier.money import parse_amount
+from croupier.cli.shared import UserError, require_extra
+from croupier.server.settings import (
+    ENVIRONMENT,
+    LogFormat,
+    SettingError,
+    Settings,
+    read_setting,
+)
 
 __all__ = ["connect_database", "serve"]
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+_DEFAULTS = {item.name: item.default for item in fields(Settings)}
 
 
 def connect_database(url: str | None) -> object:
@@ -32,116 +49,82 @@ def connect_database(url: str | None) -> object:
     return engine
 
 
+def _setting_option(setting: str, **kinds: Any) -> Callable[[_Command], _Command]:
+    """The flag of ``setting``, with its help and variable from ENVIRONMENT and the
+    Settings' own default.  A flag not given leaves its setting to the environment."""
+    variable = next(item for item in ENVIRONMENT if item.setting == setting)
+    default = _DEFAULTS[setting]
+    shown = ""
+    if isinstance(default, LogFormat):
+        shown = f"; default: {default.value}"
+    elif default is not None and not isinstance(default, bool | type(MISSING)):
+        shown = f"; default: {default}"
+    declarations = [variable.flag, setting]
+    if kinds.get("is_flag"):
+        declarations[0] = f"{variable.flag}/--no-{variable.flag.removeprefix('--')}"
+    return click.option(
+        *declarations,
+        default=None,
+        help=f"{variable.meaning}  [env var: {variable.name}{shown}]",
+        **kinds,
+    )
+
+
 @click.command()
-@db_option
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    envvar="CROUPIER_HOST",
-    show_envvar=True,
-    help="Address to listen on.",
-)
-@click.option(
-    "--port",
-    default=8000,
-    envvar="CROUPIER_PORT",
-    show_envvar=True,
-    show_default=True,
-    type=click.IntRange(1, 65535),
-    help="Port to listen on.",
-)
-@click.option(
-    "--tables",
-    "tables_file",
-    default=None,
-    envvar="CROUPIER_TABLES",
-    show_envvar=True,
-    type=click.Path(dir_okay=False),
-    help="A TOML file of tables (default: one table per preset).",
-)
-@click.option(
-    "--play-money",
-    default="1000.00",
-    envvar="CROUPIER_PLAY_MONEY",
-    show_envvar=True,
-    show_default=True,
-    help='Chips a new account gets; "none" for a wallet funded elsewhere.',
-)
-@click.option(
-    "--log",
-    "log_format",
-    type=click.Choice(["json", "text", "none"]),
-    envvar="CROUPIER_LOG",
-    show_envvar=True,
-    default="json",
-    show_default=True,
-    help="The server's log on stderr: JSON lines (requests, commands, money movements), "
-    "plain text, or warnings only.",
-)
-@click.option(
-    "--standby",
-    is_flag=True,
-    envvar="CROUPIER_STANDBY",
-    show_envvar=True,
-    help="While another croupier process runs these tables on this database, wait "
-    "(not listening yet), and take them over the moment it stops or dies, recovering "
-    "their rounds (RWS v5 5.4).",
-)
-def serve(
-    url: str | None,
-    host: str,
-    port: int,
-    tables_file: str | None,
-    play_money: str,
-    log_format: str,
-    standby: bool,
-) -> None:
+@_setting_option("url")
+@_setting_option("host")
+@_setting_option("port", type=click.IntRange(1, 65535))
+@_setting_option("tables", type=click.Path(dir_okay=False), metavar="FILE")
+@_setting_option("play_money")
+@_setting_option("log", type=click.Choice([kind.value for kind in LogFormat]))
+@_setting_option("standby", is_flag=True)
+@click.pass_context
+def serve(context: click.Context, /, **flags: Any) -> None:
     """Run the live table server: accounts and wallet over HTTP, tables over WebSockets."""
     import logging
 
     import uvicorn
 
-    from croupier.server.app import Settings, create_app
+    from croupier.server.app import create_app
     from croupier.server.metrics import log_json_lines
     from croupier.server.ownership import TableOwned
-    from croupier.server.tables import TablesFileError, default_tables, load_tables
 
-    try:
-        tables = load_tables(tables_file) if tables_file else default_tables()
-    except TablesFileError as error:
-        raise UserError(str(error)) from None
-    chips: Decimal | None
-    if play_money.strip().lower() == "none":
-        chips = None
-    else:
+    given: dict[str, Any] = {}
+    for setting, value in flags.items():
+        if context.get_parameter_source(setting) is not ParameterSource.COMMANDLINE:
+            continue
         try:
-            chips = parse_amount(play_money, Decimal("0.01"), what="--play-money")
-        except BetError as error:
-            raise UserError(f"{error} (or 'none' for no chips)") from None
-    _check_port(host, port)
-    connect_database(url)
+            given[setting] = read_setting(setting, value) if isinstance(value, str) else value
+        except SettingError as error:
+            raise UserError(str(error)) from None
 
     def waiting(owned: Exception) -> None:
         click.echo(f"croupier standing by: {owned}; taking over when it stops", err=True)
 
-    settings = Settings(
-        url=url,
-        tables=tables,
-        play_money=chips,
-        standby=waiting if standby else None,
-        rtp_at_start=True,  # the lobby's figures, worked out (or read back) at once
-    )
+    try:
+        settings = Settings.from_environment(
+            os.environ,
+            **given,
+            on_standby=waiting,
+            rtp_at_start=True,  # the lobby's figures, worked out (or read back) at once
+        )
+    except SettingError as error:
+        raise UserError(str(error)) from None
+    _check_port(settings.host, settings.port)
+    connect_database(settings.url)
     try:
         app = create_app(settings)
     except TableOwned as error:
         raise UserError(f"{error} (--standby waits and takes over when it stops)") from None
-    if log_format == "json":
+    if settings.log is LogFormat.JSON:
         log_json_lines()
-    elif log_format == "text":
+    elif settings.log is LogFormat.TEXT:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    click.echo(f"croupier serving {len(tables)} tables on http://{host}:{port}", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=65536)
+    click.echo(
+        f"croupier serving {len(settings.tables)} tables on http://{settings.host}:{settings.port}",
+        err=True,
+    )
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws_max_size=65536)
 
 
 def _check_port(host: str, port: int) -> None:

@@ -58,14 +58,19 @@ ROUTERS = (
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """The server application: HTTP API, the table WebSockets, the tables' clocks."""
-    settings = settings or Settings()
+    """The server application: HTTP API, the table WebSockets, the tables' clocks.
+
+    Without ``settings``, they are read from the environment
+    (:meth:`Settings.from_environment`), so that ``uvicorn --factory
+    croupier.server.app:create_app`` serves as ``croupier serve`` would.
+    """
+    settings = settings or Settings.from_environment()
     engine = connect(settings.url)
     migrate(engine)
     # Claimed before a table's round is read: a second process never voids our rounds.
     names = [table.id for table in settings.tables]
-    if settings.standby is not None:
-        ownership = Ownership.wait(engine, names, waiting=settings.standby)
+    if settings.standby:
+        ownership = Ownership.wait(engine, names, waiting=settings.on_standby)
     else:
         ownership = Ownership(engine, names)
     try:

@@ -36,7 +36,6 @@ __all__ = [
     "STATIC",
     "CachedStaticFiles",
     "RtpCache",
-    "default_cache_dir",
     "pay_tables_of",
     "rules_fingerprint",
     "strategy_of",
@@ -126,16 +125,6 @@ def rules_fingerprint(rules: Rules) -> str:
         {"rules": rules.to_json(), "croupier": __version__}, sort_keys=True, default=str
     )
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def default_cache_dir() -> Path:
-    """Where figures are cached: ``CROUPIER_CACHE_DIR``, else ``croupier`` in the user's
-    cache folder (``XDG_CACHE_HOME``, else ``~/.cache``)."""
-    chosen = os.environ.get("CROUPIER_CACHE_DIR")
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "croupier"
 
 
 class RtpCache:
