@@ -234,7 +234,7 @@ async def handle(
             player = user.name
         else:
             raise ActionRefused(f"{op}: only the table does that", code="forbidden")
-        args, key = message.args, message.key
+        args, key = message.arguments(), message.key
         # Whose balances go out if the round ends, read here on the loop that owns
         # the connections; the worker thread only reads the ledger.
         present = {c.user.id for c in hub.connections[table] if c.user is not None}
