@@ -39,7 +39,7 @@ from croupier.server.routes import (
 from croupier.server.settings import Settings
 from croupier.server.web import STATIC, CachedStaticFiles, RtpCache
 
-__all__ = ["Settings", "create_app"]
+__all__ = ["ROUTERS", "Settings", "create_app"]
 
 _access = logging.getLogger("croupier.access")
 
