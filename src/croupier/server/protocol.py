@@ -280,7 +280,7 @@ def _action(command: type[Command]) -> type[Action]:
         args=(arguments, ... if required else arguments()),
     )
     model.command = command
-    model.required = tuple(name for name, (_, default) in fields.items() if default is ...)
+    model.required = tuple(argument for argument, (_, default) in fields.items() if default is ...)
     model.issuer = command.issuer
     return model
 
