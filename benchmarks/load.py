@@ -215,7 +215,7 @@ async def watch(
                         text = await asyncio.wait_for(socket.recv(), timeout=0.5)
                     except TimeoutError:
                         continue
-                    if text.startswith('{"type": "state"'):
+                    if isinstance(text, str) and text.startswith('{"type": "state"'):
                         # Each change once: a state sent again (a seat taken) keeps the
                         # time of the change it shows.
                         changed = float(json.loads(text)["state"]["now"])

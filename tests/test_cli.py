@@ -164,3 +164,38 @@ def test_serve_refuses_a_cluster_it_cannot_run(tmp_path: Path) -> None:
     assert_one_line_error(croupier("serve", *sqlite, "--share", "0/2", "--standby"), "--standby")
     assert_usage_error(croupier("serve", *sqlite, "--workers", "0"), "--workers")
     assert not db.exists()
+
+
+def test_serve_refuses_a_bad_setting_from_the_environment_in_one_line(tmp_path: Path) -> None:
+    """A variable's value is checked as its flag's would be, and the error names both."""
+    db = tmp_path / "never.db"
+    for variable, value, words in (
+        ("CROUPIER_PORT", "eighty", ("CROUPIER_PORT", "--port", "'eighty'")),
+        ("CROUPIER_LOG", "xml", ("CROUPIER_LOG", "--log", "'xml'")),
+        ("CROUPIER_STANDBY", "maybe", ("CROUPIER_STANDBY", "--standby")),
+        ("CROUPIER_TABLES", str(tmp_path / "none.toml"), ("CROUPIER_TABLES", "none.toml")),
+    ):
+        env = {"CROUPIER_DB_URL": f"sqlite:///{db}", variable: value}
+        assert_one_line_error(croupier("serve", env=env), *words)
+    assert not db.exists()
+
+
+def test_serve_listens_where_the_environment_says_unless_a_flag_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    """CROUPIER_HOST and CROUPIER_PORT are where the server listens (a port another
+    program holds is refused); --port wins over a CROUPIER_PORT it never reads."""
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = str(holder.getsockname()[1])
+        env = {
+            "CROUPIER_DB_URL": f"sqlite:///{tmp_path / 'x.db'}",
+            "CROUPIER_HOST": "127.0.0.1",
+            "CROUPIER_PORT": port,
+        }
+        assert_one_line_error(croupier("serve", env=env), f"127.0.0.1:{port}")
+        env["CROUPIER_PORT"] = "not a port"
+        assert_one_line_error(croupier("serve", "--port", port, env=env), f"127.0.0.1:{port}")

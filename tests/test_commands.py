@@ -165,7 +165,15 @@ def test_the_schemas_are_read_from_the_commands() -> None:
     script = script_schema()
     assert len(script["properties"]["inputs"]["items"]["oneOf"]) == len(COMMANDS)
     protocol = message_schema()
-    assert set(protocol["$defs"]["Action"]["properties"]["op"]["enum"]) == {
-        *COMMANDS,
-        "cut_card",
+    actions = {
+        definition["properties"]["op"]["const"]: definition
+        for definition in protocol["$defs"].values()
+        if definition.get("properties", {}).get("type", {}).get("const") == "action"
     }
+    assert set(actions) == {*COMMANDS, "cut_card"}
+    for op, cls in COMMANDS.items():
+        assert actions[op]["x-issuer"] == cls.issuer.value
+        arguments = protocol["$defs"][actions[op]["properties"]["args"]["$ref"].split("/")[-1]]
+        expected = next(v for v in schema["oneOf"] if v["properties"]["op"]["const"] == op)
+        assert set(arguments["properties"]) == set(expected["properties"]["args"]["properties"])
+        assert arguments.get("required", []) == expected["properties"]["args"]["required"]

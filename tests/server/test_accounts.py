@@ -17,6 +17,7 @@ from croupier.server.errors import (
     NameTaken,
     SessionExpired,
 )
+from croupier.server.roles import Role
 from croupier.server.schema import sessions, users
 
 T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
@@ -108,9 +109,9 @@ def test_login_authenticate_logout(engine: sqlalchemy.Engine) -> None:
     assert stored.token_hash == hashlib.sha256(token.encode()).hexdigest()
     assert token not in (stored.token_hash, str(stored))
     assert (stored.user_id, stored.created_at, stored.last_seen) == (user_id, T0, T0)
-    assert authenticate(engine, token, T0 + timedelta(minutes=1)) == accounts.User(
-        id=user_id, name="alice", role="player"
-    )
+    signed = authenticate(engine, token, T0 + timedelta(minutes=1))
+    assert signed == accounts.User(id=user_id, name="alice", role=Role.PLAYER)
+    assert type(signed.role) is Role and not signed.role.is_staff
     other = sign_in(engine, PASSWORD, T0)
     assert other != token
     with engine.begin() as conn:

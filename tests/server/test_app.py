@@ -22,8 +22,10 @@ from starlette.testclient import WebSocketTestSession
 from croupier.cli import cli
 from croupier.script import play_script
 from croupier.server import accounts
-from croupier.server.app import OUTBOX_MESSAGES, Connection, Settings, create_app
+from croupier.server.app import Settings, create_app
+from croupier.server.hub import OUTBOX_MESSAGES, Connection
 from croupier.server.ownership import TableOwned
+from croupier.server.protocol import read_server_message
 from croupier.server.runtime import ServerShoe, TableConfig
 from tests.server.tables import PASSWORD
 
@@ -70,10 +72,17 @@ def sign_up(client: TestClient, name: str) -> str:
     return token
 
 
+def receive(socket: WebSocketTestSession) -> dict[str, Any]:
+    """The next message, held to the protocol's models of the server's messages."""
+    message: dict[str, Any] = socket.receive_json()
+    read_server_message(message)
+    return message
+
+
 def receive_until(socket: WebSocketTestSession, kind: str, **fields: Any) -> dict[str, Any]:
     """The next message of ``kind`` (whose fields match), skipping others."""
     for _ in range(200):
-        message: dict[str, Any] = socket.receive_json()
+        message = receive(socket)
         if message["type"] == kind and all(message.get(k) == v for k, v in fields.items()):
             return message
     raise AssertionError(f"no {kind} message")
@@ -173,7 +182,7 @@ def test_a_connection_sending_too_fast_is_rate_limited(db_url: str, clock: Clock
         receive_until(socket, "welcome")
         for _ in range(60):
             socket.send_json({"type": "ping"})
-        codes = [socket.receive_json() for _ in range(60)]
+        codes = [receive(socket) for _ in range(60)]
         assert sum(m["type"] == "pong" for m in codes) == 40  # the burst
         assert all(m.get("code") == "rate_limited" for m in codes if m["type"] != "pong")
 
@@ -209,7 +218,7 @@ def test_two_players_one_box_and_a_watcher_who_never_sees_the_hole_card(
             revealed = False
             shown = [state]
             while not (shown[-1]["type"] == "state" and shown[-1]["state"]["phase"] == "settled"):
-                shown.append(watcher.receive_json())
+                shown.append(receive(watcher))
             for message in shown:
                 text = json.dumps(message)
                 revealed = revealed or "hole_card_revealed" in text
@@ -278,9 +287,9 @@ def test_concurrent_bets_cannot_overdraw_one_account(db_url: str, clock: Clock) 
         answers: dict[str, str] = {}
         for socket, keys in ((a, ("x",)), (b, ("y", "z"))):
             for _ in keys:
-                message = socket.receive_json()
+                message = receive(socket)
                 while message["type"] not in ("ack", "error"):
-                    message = socket.receive_json()
+                    message = receive(socket)
                 answers[message["key"]] = (
                     message["type"] if message["type"] == "ack" else message["code"]
                 )
@@ -451,7 +460,7 @@ def test_the_rate_limit_is_per_player_not_per_socket(db_url: str, clock: Clock) 
             for socket in (first, second):
                 for _ in range(30):
                     socket.send_json({"type": "ping"})
-                answers += [socket.receive_json() for _ in range(30)]
+                answers += [receive(socket) for _ in range(30)]
             pongs = sum(message["type"] == "pong" for message in answers)
             limited = sum(message.get("code") == "rate_limited" for message in answers)
             assert pongs + limited == 60

@@ -17,15 +17,16 @@ import click
 
 from croupier.cli.serve import connect_database
 from croupier.cli.shared import UserError, db_option, echo_json, json_option
+from croupier.server.roles import Role
 
 if TYPE_CHECKING:
     import sqlalchemy
 
 __all__ = ["ROLES", "accounts"]
 
-#: The roles an account may have (those of ``croupier.server.schema.ROLES``, written here
-#: so that the command line loads without the database's packages).
-ROLES = ("player", "dealer", "admin")
+#: The roles an account may have (:class:`~croupier.server.roles.Role`, which needs none
+#: of the database's packages).
+ROLES = tuple(role.value for role in Role)
 
 
 def stdin_is_terminal() -> bool:
@@ -60,7 +61,11 @@ def accounts() -> None:
 @accounts.command("create")
 @click.argument("name")
 @click.option(
-    "--role", type=click.Choice(ROLES), default="player", show_default=True, help="The role."
+    "--role",
+    type=click.Choice(ROLES),
+    default=Role.PLAYER.value,
+    show_default=True,
+    help="The role.",
 )
 @click.option(
     "--chips",
@@ -78,7 +83,7 @@ def create(name: str, role: str, chips: str | None, url: str | None, as_json: bo
 
     grant: Decimal | None = None
     if chips is not None:
-        if role != "player":
+        if role != Role.PLAYER:
             raise UserError(f"--chips: only a player's account holds chips, not a {role}'s")
         try:
             grant = Decimal(chips)
@@ -97,7 +102,7 @@ def create(name: str, role: str, chips: str | None, url: str | None, as_json: bo
     try:
         with engine.begin() as conn:
             user_id = users.create(conn, account)
-            if role == "player":
+            if role == Role.PLAYER:
                 ledger.player_account(conn, user_id)
                 if grant is not None:
                     ledger.grant(conn, user_id, grant, idempotency_key=f"chips:{user_id}")

@@ -1,22 +1,34 @@
-"""``croupier serve``: the table server."""
+"""``croupier serve``: the table server.
+
+Every setting comes from the environment (``CROUPIER_*``, see
+:data:`croupier.server.settings.ENVIRONMENT`) or from its flag, which wins; either is
+checked before anything starts, and a bad one gets one line and exit status 2.
+"""
 
 from __future__ import annotations
 
 import os
 import socket
-from decimal import Decimal
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
-from croupier.cli.shared import UserError, db_option, require_extra
-from croupier.errors import BetError
-from croupier.money import parse_amount
-
-if TYPE_CHECKING:
-    from croupier.server.cluster import Share
+from croupier.cli.shared import UserError, require_extra
+from croupier.server.settings import (
+    ENVIRONMENT,
+    LogFormat,
+    SettingError,
+    Settings,
+    read_setting,
+)
 
 __all__ = ["connect_database", "serve"]
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+_DEFAULTS = {item.name: item.default for item in fields(Settings)}
 
 
 def connect_database(url: str | None) -> object:
@@ -37,190 +49,128 @@ def connect_database(url: str | None) -> object:
     return engine
 
 
+def _setting_option(setting: str, **kinds: Any) -> Callable[[_Command], _Command]:
+    """The flag of ``setting``, with its help and variable from ENVIRONMENT and the
+    Settings' own default.  A flag not given leaves its setting to the environment."""
+    variable = next(item for item in ENVIRONMENT if item.setting == setting)
+    default = _DEFAULTS[setting]
+    shown = ""
+    if isinstance(default, LogFormat):
+        shown = f"; default: {default.value}"
+    elif default is not None and not isinstance(default, bool | type(MISSING)):
+        shown = f"; default: {default}"
+    declarations = [variable.flag, setting]
+    if kinds.get("is_flag"):
+        declarations[0] = f"{variable.flag}/--no-{variable.flag.removeprefix('--')}"
+    return click.option(
+        *declarations,
+        default=None,
+        help=f"{variable.meaning}  [env var: {variable.name}{shown}]",
+        **kinds,
+    )
+
+
 @click.command()
-@db_option
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    envvar="CROUPIER_HOST",
-    show_envvar=True,
-    help="Address to listen on.",
-)
-@click.option(
-    "--port",
-    default=8000,
-    envvar="CROUPIER_PORT",
-    show_envvar=True,
-    show_default=True,
-    type=click.IntRange(1, 65535),
-    help="Port to listen on.",
-)
-@click.option(
-    "--tables",
-    "tables_file",
-    default=None,
-    envvar="CROUPIER_TABLES",
-    show_envvar=True,
-    type=click.Path(dir_okay=False),
-    help="A TOML file of tables (default: one table per preset).",
-)
-@click.option(
-    "--play-money",
-    default="1000.00",
-    envvar="CROUPIER_PLAY_MONEY",
-    show_envvar=True,
-    show_default=True,
-    help='Chips a new account gets; "none" for a wallet funded elsewhere.',
-)
-@click.option(
-    "--log",
-    "log_format",
-    type=click.Choice(["json", "text", "none"]),
-    envvar="CROUPIER_LOG",
-    show_envvar=True,
-    default="json",
-    show_default=True,
-    help="The server's log on stderr: JSON lines (requests, commands, money movements), "
-    "plain text, or warnings only.",
-)
-@click.option(
-    "--standby",
-    is_flag=True,
-    envvar="CROUPIER_STANDBY",
-    show_envvar=True,
-    help="While another croupier process runs these tables on this database, wait "
-    "(not listening yet), and take them over the moment it stops or dies, recovering "
-    "their rounds (RWS v5 5.4).",
-)
-@click.option(
-    "--workers",
-    default=1,
-    envvar="CROUPIER_WORKERS",
-    show_envvar=True,
-    show_default=True,
-    type=click.IntRange(1, 64),
-    help="Server processes on this address, sharing the tables (PostgreSQL only): each "
-    "runs its share of the tables, serves every table to its players, and takes over "
-    "the tables of one that dies; one that dies is started again.",
-)
-@click.option(
-    "--share",
-    default=None,
-    envvar="CROUPIER_SHARE",
-    show_envvar=True,
-    metavar="I/N",
-    help="Run as server I of N sharing these tables on one PostgreSQL database (several "
-    "machines behind a load balancer): this one runs tables I, I+N, ... first, serves "
-    "every table to its players, and takes over the tables of any that dies.",
-)
+@_setting_option("url")
+@_setting_option("host")
+@_setting_option("port", type=click.IntRange(1, 65535))
+@_setting_option("tables", type=click.Path(dir_okay=False), metavar="FILE")
+@_setting_option("play_money")
+@_setting_option("log", type=click.Choice([kind.value for kind in LogFormat]))
+@_setting_option("standby", is_flag=True)
+@_setting_option("workers", type=click.IntRange(1, 64))
+@_setting_option("share", metavar="I/N")
 @click.option("--listen-fd", type=int, default=None, hidden=True)
-def serve(
-    url: str | None,
-    host: str,
-    port: int,
-    tables_file: str | None,
-    play_money: str,
-    log_format: str,
-    standby: bool,
-    workers: int,
-    share: str | None,
-    listen_fd: int | None,
-) -> None:
+@click.pass_context
+def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> None:
     """Run the live table server: accounts and wallet over HTTP, tables over WebSockets."""
     import logging
 
     import uvicorn
 
-    from croupier.server.app import Settings, create_app
+    from croupier.server.app import create_app
     from croupier.server.metrics import log_json_lines
     from croupier.server.ownership import TableOwned
-    from croupier.server.tables import TablesFileError, default_tables, load_tables
 
-    try:
-        tables = load_tables(tables_file) if tables_file else default_tables()
-    except TablesFileError as error:
-        raise UserError(str(error)) from None
-    chips: Decimal | None
-    if play_money.strip().lower() == "none":
-        chips = None
-    else:
+    given: dict[str, Any] = {}
+    for setting, value in flags.items():
+        if context.get_parameter_source(setting) is not ParameterSource.COMMANDLINE:
+            continue
         try:
-            chips = parse_amount(play_money, Decimal("0.01"), what="--play-money")
-        except BetError as error:
-            raise UserError(f"{error} (or 'none' for no chips)") from None
-    cluster = _share(share)
-    if workers > 1 and cluster is not None:
-        raise UserError("--workers and --share exclude each other: --workers shares by itself")
-    if (workers > 1 or cluster is not None) and standby:
-        raise UserError("--standby is for one server; in a cluster every server takes over")
-    if workers > 1 or cluster is not None:
-        from croupier.server.db import normalize_url
-
-        try:
-            scheme = normalize_url(url).split(":", 1)[0]
-        except ValueError as error:
-            raise UserError(f"--db {url}: {error}") from None
-        if not scheme.startswith("postgresql"):
-            flag = f"--workers {workers}" if workers > 1 else f"--share {share}"
-            raise UserError(
-                f"{flag}: servers share tables only on PostgreSQL (--db postgresql://...); "
-                "a SQLite file has one server"
-            )
-    if listen_fd is None:
-        _check_port(host, port)
-    connect_database(url)
-    if workers > 1:
-        from croupier.cli.workers import supervise
-
-        passed = {"CROUPIER_DB_URL": url or "", "CROUPIER_PLAY_MONEY": play_money}
-        passed["CROUPIER_LOG"] = log_format
-        if tables_file is not None:
-            passed["CROUPIER_TABLES"] = os.path.abspath(tables_file)
-        raise SystemExit(supervise(host, port, workers, settings=passed))
+            given[setting] = read_setting(setting, value) if isinstance(value, str) else value
+        except SettingError as error:
+            raise UserError(str(error)) from None
 
     def waiting(owned: Exception) -> None:
         click.echo(f"croupier standing by: {owned}; taking over when it stops", err=True)
 
-    settings = Settings(
-        url=url,
-        tables=tables,
-        play_money=chips,
-        standby=waiting if standby else None,
-        share=cluster,
-        rtp_at_start=True,  # the lobby's figures, worked out (or read back) at once
-    )
+    try:
+        settings = Settings.from_environment(
+            os.environ,
+            **given,
+            on_standby=waiting,
+            rtp_at_start=True,  # the lobby's figures, worked out (or read back) at once
+        )
+    except SettingError as error:
+        raise UserError(str(error)) from None
+    _check_cluster(settings)
+    if listen_fd is None:  # a worker of --workers listens where its supervisor does
+        _check_port(settings.host, settings.port)
+    connect_database(settings.url)
+    if settings.workers > 1:
+        from croupier.cli.workers import supervise
+
+        tables = flags.get("tables") or os.environ.get("CROUPIER_TABLES")
+        passed = {
+            "CROUPIER_DB_URL": settings.url or "",
+            "CROUPIER_PLAY_MONEY": str(settings.play_money or "none"),
+            "CROUPIER_LOG": settings.log.value,
+        }
+        if tables:
+            passed["CROUPIER_TABLES"] = os.path.abspath(tables)
+        raise SystemExit(supervise(settings.host, settings.port, settings.workers, settings=passed))
     try:
         app = create_app(settings)
     except TableOwned as error:
         raise UserError(f"{error} (--standby waits and takes over when it stops)") from None
-    if log_format == "json":
+    if settings.log is LogFormat.JSON:
         log_json_lines()
-    elif log_format == "text":
+    elif settings.log is LogFormat.TEXT:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    if listen_fd is not None:  # a worker of --workers: the address is already open
+    click.echo(
+        f"croupier serving {len(settings.tables)} tables on http://{settings.host}:{settings.port}",
+        err=True,
+    )
+    if listen_fd is not None:  # the address is open already
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=65536))
         server.run(sockets=[socket.socket(fileno=listen_fd)])
         return
-    click.echo(f"croupier serving {len(tables)} tables on http://{host}:{port}", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=65536)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws_max_size=65536)
 
 
-def _share(text: str | None) -> Share | None:
-    """``--share I/N`` read, or a :class:`UserError` naming what is wrong."""
-    from croupier.server.cluster import Share
+def _check_cluster(settings: Settings) -> None:
+    """Refuse, before anything starts, a cluster the settings cannot run."""
+    if settings.workers > 1 and settings.share is not None:
+        raise UserError("--workers and --share exclude each other: --workers shares by itself")
+    if settings.workers == 1 and settings.share is None:
+        return
+    share = settings.share
+    flag = f"--workers {settings.workers}"
+    if share is not None:
+        flag = f"--share {share.index}/{share.workers}"
+    if settings.standby:
+        raise UserError(f"{flag} with --standby: in a cluster every server takes over")
+    from croupier.server.db import normalize_url
 
-    if text is None:
-        return None
-    index, slash, count = text.partition("/")
     try:
-        if not slash:
-            raise ValueError("no slash")
-        return Share(int(index), int(count))
-    except ValueError:
+        scheme = normalize_url(settings.url).split(":", 1)[0]
+    except ValueError as error:
+        raise UserError(f"--db {settings.url}: {error}") from None
+    if not scheme.startswith("postgresql"):
         raise UserError(
-            f"--share {text}: write I/N, server I (0 to N-1) of N, such as 0/2"
-        ) from None
+            f"{flag}: servers share tables only on PostgreSQL (--db postgresql://...); "
+            "a SQLite file has one server"
+        )
 
 
 def _check_port(host: str, port: int) -> None:

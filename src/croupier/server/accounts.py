@@ -44,6 +44,7 @@ from croupier.server.errors import (
     NotFound,
     SessionExpired,
 )
+from croupier.server.roles import Role
 from croupier.server.schema import ROLES, sessions, users
 
 __all__ = [
@@ -97,7 +98,7 @@ class User:
 
     id: int
     name: str
-    role: str
+    role: Role
 
 
 def check_name(name: str) -> None:
@@ -141,10 +142,10 @@ class NewAccount:
 
     name: str
     password_hash: str
-    role: str
+    role: Role
 
 
-def prepare(name: str, password: str, *, role: str = "player") -> NewAccount:
+def prepare(name: str, password: str, *, role: str = Role.PLAYER) -> NewAccount:
     """Check a registration and hash its password.
 
     Hashing is slow on purpose (memory-hard): do it here, before any transaction, so
@@ -154,7 +155,7 @@ def prepare(name: str, password: str, *, role: str = "player") -> NewAccount:
     check_password(password)
     if role not in ROLES:
         raise InvalidCredentials(f"role {role!r} must be one of {', '.join(ROLES)}")
-    return NewAccount(name, _hasher.hash(password), role)
+    return NewAccount(name, _hasher.hash(password), Role(role))
 
 
 def create(conn: sqlalchemy.Connection, account: NewAccount, *, now: datetime | None = None) -> int:
@@ -179,7 +180,7 @@ def register(
     name: str,
     password: str,
     *,
-    role: str = "player",
+    role: str = Role.PLAYER,
     now: datetime | None = None,
 ) -> int:
     """Create a user; his id.  :class:`NameTaken` if the name is taken.
@@ -398,7 +399,7 @@ def authenticate(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> U
         .values(last_seen=max(now, row.last_seen))
     )
     play_sessions.touch(conn, row.id, now)  # the player is here: his session of play goes on
-    return User(id=row.id, name=row.name, role=row.role)
+    return User(id=row.id, name=row.name, role=Role(row.role))
 
 
 def logout(conn: sqlalchemy.Connection, token: str) -> None:
@@ -412,7 +413,7 @@ class AccountRow:
 
     id: int
     name: str
-    role: str
+    role: Role
     created_at: datetime
     disabled_at: datetime | None
 
@@ -424,7 +425,10 @@ def list_accounts(conn: sqlalchemy.Connection) -> list[AccountRow]:
             users.c.id, users.c.name, users.c.role, users.c.created_at, users.c.disabled_at
         ).order_by(users.c.id)
     )
-    return [AccountRow(row.id, row.name, row.role, row.created_at, row.disabled_at) for row in rows]
+    return [
+        AccountRow(row.id, row.name, Role(row.role), row.created_at, row.disabled_at)
+        for row in rows
+    ]
 
 
 def disable(conn: sqlalchemy.Connection, name: str, *, now: datetime) -> bool:

@@ -21,8 +21,6 @@ If the connection that holds this process's claims is lost, the claims are lost 
 it, and another process may already be running those tables: this process stops
 running every table at once (its players are told to send again) and claims afresh.
 
->>> Share(0, 2).prefers(["a", "b", "c"]), Share(1, 2).prefers(["a", "b", "c"])
-(['a', 'c'], ['b'])
 """
 
 from __future__ import annotations
@@ -31,11 +29,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 
 from croupier.server.ownership import Ownership
+from croupier.server.settings import Share
 
-__all__ = ["CLAIM_SECONDS", "GRACE_SECONDS", "Claims", "Share"]
+__all__ = ["CLAIM_SECONDS", "GRACE_SECONDS", "Claims"]
 
 _log = logging.getLogger("croupier.server")
 
@@ -43,24 +41,6 @@ _log = logging.getLogger("croupier.server")
 CLAIM_SECONDS = 0.5
 #: Seconds after its start before a process claims tables outside its share.
 GRACE_SECONDS = 5.0
-
-
-@dataclass(frozen=True)
-class Share:
-    """Worker ``index`` of ``workers``: the tables it runs first."""
-
-    index: int = 0
-    workers: int = 1
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.index < self.workers:
-            raise ValueError(
-                f"worker {self.index} of {self.workers}: must be 0 to {self.workers - 1}"
-            )
-
-    def prefers(self, tables: Sequence[str]) -> list[str]:
-        """The tables of this worker's share, in order."""
-        return [table for place, table in enumerate(tables) if place % self.workers == self.index]
 
 
 class Claims:

@@ -31,6 +31,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from croupier.server.roles import Role
+
 __all__ = [
     "ACCOUNT_KINDS",
     "ROLES",
@@ -49,7 +51,8 @@ __all__ = [
     "users",
 ]
 
-ROLES = ("player", "dealer", "admin")
+#: The roles an account may have, as the database holds them.
+ROLES = tuple(role.value for role in Role)
 ACCOUNT_KINDS = ("player", "round", "house", "issuer")
 ROUND_STATUSES = ("open", "settled", "void")
 
@@ -107,7 +110,7 @@ users = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("name", String(40), nullable=False, unique=True),
     Column("password_hash", String(255), nullable=False),
-    Column("role", String(16), nullable=False, server_default="player"),
+    Column("role", String(16), nullable=False, server_default=Role.PLAYER.value),
     Column("failed_logins", Integer, nullable=False, server_default="0"),
     Column("locked_until", UTCDateTime(), nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),

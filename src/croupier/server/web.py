@@ -1,18 +1,19 @@
-"""The browser table: the page itself and what it reads besides the table protocol.
+"""The browser table's files, and the figures it reads besides the table protocol.
 
 The page ships built in the package (``static/``, bundled by Vite from ``frontend/``:
 Preact components, no CDN), compressed on the way out; its hashed assets are cached
-for good, the page itself is asked for again each time.  It reads a table's rules (from
+for good, the page itself is asked for again each time
+(:mod:`croupier.server.routes.page`).  It reads a table's rules (from
 its preset, every rule with its clause, the rules in plain sentences and each side
 bet's pay table), the basic strategy chart for its rules (when a player opens it), and
 the exact RTP of its main game and side bets: computed once per rule set, kept in a
 cache file named by the rules' fingerprint so that a restart finds it, and worked out
-in the background when the server starts (:class:`RtpCache`).
+in the background when the server starts (:class:`RtpCache`); the routes that give
+them are :mod:`croupier.server.routes.tables`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import hashlib
 import json
@@ -24,23 +25,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from croupier import __version__
-from croupier.describe import describe_rules
 from croupier.rules import Rules
 from croupier.sidebets import pay_table
 
 __all__ = [
     "STATIC",
+    "CachedStaticFiles",
     "RtpCache",
-    "add_web_routes",
-    "default_cache_dir",
     "pay_tables_of",
     "rules_fingerprint",
+    "strategy_of",
 ]
 
 _log = logging.getLogger("croupier.server")
@@ -129,16 +127,6 @@ def rules_fingerprint(rules: Rules) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def default_cache_dir() -> Path:
-    """Where figures are cached: ``CROUPIER_CACHE_DIR``, else ``croupier`` in the user's
-    cache folder (``XDG_CACHE_HOME``, else ``~/.cache``)."""
-    chosen = os.environ.get("CROUPIER_CACHE_DIR")
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "croupier"
-
-
 class RtpCache:
     """Each rule set's exact RTP, computed once: kept in memory and in ``folder`` (one
     JSON file per rules' fingerprint), so that a restart reads it back at once.
@@ -218,54 +206,3 @@ class RtpCache:
         thread = threading.Thread(target=run, name="croupier rtp", daemon=True)
         thread.start()
         return thread
-
-
-def add_web_routes(app: FastAPI, rules_of: Any, rtp: RtpCache | None = None) -> None:
-    """Serve the page at ``/`` and its data under ``/api/tables/{table}/...``.
-
-    ``rules_of(table)`` gives a table's preset (or ``None`` for an unknown table);
-    ``rtp`` holds the figures (one in memory only when not given).
-    """
-    from croupier.server.app import HttpError
-
-    figures = rtp if rtp is not None else RtpCache(None)
-    app.mount("/static", CachedStaticFiles(directory=STATIC), name="static")
-
-    @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": REVALIDATE})
-
-    def preset(table: str) -> Any:
-        found = rules_of(table)
-        if found is None:
-            raise HttpError(404, "no_table", f"no table {table!r}")
-        return found
-
-    @app.get("/api/tables/{table}/rules", responses={404: {"description": "no such table"}})
-    def table_rules(table: str) -> dict[str, Any]:
-        """The table's rules as its preset gives them: each rule's value, clause and note.
-
-        Besides the preset's JSON: ``summary``, the rules in plain sentences for players,
-        and ``pay_tables``, each offered side bet's winning lines by its key.
-        """
-        found = preset(table)
-        data: dict[str, Any] = found.to_json()
-        data["summary"] = describe_rules(found.rules)
-        data["pay_tables"] = pay_tables_of(found.rules)
-        return data
-
-    @app.get("/api/tables/{table}/strategy", responses={404: {"description": "no such table"}})
-    async def table_strategy(table: str) -> dict[str, Any]:
-        """The basic strategy chart for the table's rules (rows of codes, and SVG)."""
-        rules = preset(table).rules
-        return await asyncio.to_thread(strategy_of, rules)
-
-    @app.get("/api/tables/{table}/rtp", responses={404: {"description": "no such table"}})
-    async def table_rtp(table: str) -> dict[str, Any]:
-        """The exact RTP of the table's main game (basic strategy) and side bets."""
-        rules = preset(table).rules
-        return await asyncio.to_thread(figures.get, rules)
-
-    @app.get("/favicon.ico", include_in_schema=False)
-    def favicon() -> Response:
-        return Response(status_code=204)

@@ -1,0 +1,641 @@
+"""The tables at run time: their actors, their sockets, and what goes out to them.
+
+The :class:`Hub` holds every table's runtime, its actor and its open connections; a
+:class:`Connection` is one WebSocket at a table, with its own outbox.  The table
+socket's route (:mod:`croupier.server.routes.table_socket`) hands each message to the
+hub's table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+import sqlalchemy as sa
+from fastapi import WebSocket
+
+from croupier.errors import CroupierError
+from croupier.presets import Preset, find_preset
+from croupier.server import accounts, ledger
+from croupier.server.actor import TableActor
+from croupier.server.bus import Bus, TableUnavailable
+from croupier.server.cluster import Claims
+from croupier.server.db import normalize_url
+from croupier.server.errors import (
+    InsufficientFunds,
+    NotFound,
+    PlayRefused,
+    ServerError,
+    SessionExpired,
+)
+from croupier.server.metrics import Metrics
+from croupier.server.ownership import Ownership
+from croupier.server.protocol import RateLimiter
+from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRuntime, public_events
+from croupier.server.schema import users
+from croupier.server.settings import Settings
+from croupier.server.tables import table_summary
+
+__all__ = [
+    "OUTBOX_MESSAGES",
+    "SEND_SECONDS",
+    "SESSION_RECHECK_SECONDS",
+    "Connection",
+    "Hub",
+    "Refused",
+    "refusal",
+]
+
+_log = logging.getLogger("croupier.server")
+
+
+#: Seconds a session confirmed by the database is trusted for a socket's commands before
+#: it is asked again.  A logout through this server ends the trust at once; an expiry or a
+#: logout through another server is noticed within this time.
+SESSION_RECHECK_SECONDS = 2.0
+
+#: Messages that may wait for one socket; a client that lets more pile up is dropped.
+OUTBOX_MESSAGES = 256
+#: Seconds one message may take to go out before its socket is dropped.
+SEND_SECONDS = 10.0
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket at a table.
+
+    What the server sends it goes through its own bounded outbox, written by its own
+    task: a client that stops reading costs only itself.  When the outbox is full or a
+    send takes longer than :data:`SEND_SECONDS`, the connection is dropped (its handler
+    is cancelled and the socket closed); nothing ever waits on it.
+    """
+
+    socket: WebSocket
+    table: str
+    user: accounts.User | None = None
+    #: The session token the user authenticated with: every command is checked against it.
+    token: str | None = None
+    limiter: RateLimiter = field(default_factory=RateLimiter)
+    outbox: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(OUTBOX_MESSAGES))
+    #: Why the connection was dropped (None while it is up).
+    dropped: str | None = None
+    handler: asyncio.Task[Any] | None = None
+    writer: asyncio.Task[None] | None = None
+    #: The last message's operation and result (``ok`` or an error code), for the
+    #: metrics and the log.
+    last_op: str = "unknown"
+    last_result: str = "ok"
+
+    def push(self, text: str) -> None:
+        """Queue ``text`` for the client, never waiting; a full outbox drops the client."""
+        if self.dropped is not None:
+            return
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
+
+    def drop(self, why: str) -> None:
+        """Give up on the client: its handler stops and its socket closes."""
+        if self.dropped is not None:
+            return
+        self.dropped = why
+        _log.warning("table %s: connection dropped: %s", self.table, why)
+        if self.handler is not None and self.handler is not asyncio.current_task():
+            self.handler.cancel()
+
+    async def write(self) -> None:
+        """Send the outbox in order, each message within :data:`SEND_SECONDS`."""
+        while True:
+            text = await self.outbox.get()
+            try:
+                await asyncio.wait_for(self.socket.send_text(text), SEND_SECONDS)
+            except TimeoutError:
+                self.drop(f"a message took over {SEND_SECONDS:g} s to send")
+                return
+            except Exception:  # the socket is closing: its handler cleans up
+                return
+
+
+class Refused(ServerError):
+    """A table operation refused by the process that runs the table; ``code`` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def refusal(problem: Exception) -> tuple[str, str] | None:
+    """The error code and message a client is sent for a refused table operation."""
+    if isinstance(problem, Refused | ActionRefused | PlayRefused):
+        return problem.code, str(problem)
+    if isinstance(problem, InsufficientFunds):
+        return "insufficient_funds", str(problem)
+    if isinstance(problem, TableUnavailable):
+        return "unavailable", str(problem)
+    if isinstance(problem, CroupierError | ServerError):
+        return "illegal", str(problem)
+    return None
+
+
+class Hub:
+    """The tables, their actors and their connections.
+
+    A table's runtime is touched only through its actor (:class:`TableActor`): commands,
+    seats, clocks and views in order, each off the event loop, each announced before
+    the next begins.  The database is reached from worker threads only.
+
+    In a cluster (``settings.share`` set), this process runs the tables it has claimed
+    (:class:`~croupier.server.cluster.Claims`) and reaches the others through the bus:
+    :meth:`call` runs an operation where its table is run, and what a table announces
+    reaches the watchers on every process.
+    """
+
+    def __init__(self, engine: sa.Engine, settings: Settings) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.metrics = Metrics()
+        self._ids: dict[str, int] = {}
+        self._limiters: dict[int, RateLimiter] = {}
+        #: Session token -> when the database last confirmed it (the settings' clock).
+        self._sessions: dict[str, float] = {}
+        self.configs: dict[str, TableConfig] = {config.id: config for config in settings.tables}
+        #: The tables this process runs, and their actors.
+        self.runtimes: dict[str, TableRuntime] = {}
+        self.actors: dict[str, TableActor] = {}
+        self.connections: dict[str, set[Connection]] = {table: set() for table in self.configs}
+        self.bus: Bus | None = None
+        self.claims: Claims | None = None
+        self.ownership: Ownership | None = None
+        self._posted: set[asyncio.Task[None]] = set()
+        if settings.share is None:
+            now = settings.clock()
+            for config in settings.tables:
+                self._open(config, now)
+
+    def _open(self, config: TableConfig, now: float) -> TableRuntime:
+        """Run a table here: its round recovered from the database, its actor made."""
+        runtime = TableRuntime(
+            config, self.engine, self.user_id, now=now, shoe=self.settings.shoes.get(config.id)
+        )
+        table = config.id
+        actor = TableActor(
+            table,
+            runtime,
+            clock=self.now,
+            on_tick=self._announcer(table),
+            recheck_seconds=self.settings.tick_seconds,
+        )
+        self.runtimes[table] = runtime
+        self.actors[table] = actor
+        self.metrics.watch_table(
+            table,
+            connections=partial(self._count, table, signed_in=False),
+            players=partial(self._count, table, signed_in=True),
+            lag=partial(getattr, actor, "lag"),
+            queue=partial(getattr, actor, "waiting"),
+        )
+        return runtime
+
+    def preset(self, table: str) -> Preset | None:
+        """The rulebook preset of ``table``, or ``None`` for no such table."""
+        config = self.configs.get(table)
+        return None if config is None else find_preset(config.preset)
+
+    def _count(self, table: str, *, signed_in: bool) -> float:
+        connections = list(self.connections[table])
+        if signed_in:
+            return float(len({c.user.id for c in connections if c.user is not None}))
+        return float(len(connections))
+
+    def _announcer(self, table: str) -> Callable[[Outcome], Awaitable[None]]:
+        async def announce(outcome: Outcome) -> None:
+            await self.announce(table, outcome, await self.balances(table, outcome))
+
+        return announce
+
+    async def balances(self, table: str, outcome: Outcome | None) -> dict[int, Decimal]:
+        """The balances to send after ``outcome``: everyone's at the table when a round
+        is over, nobody's otherwise (read in a worker thread)."""
+        if outcome is None or not outcome.over:
+            return {}
+        ids = {c.user.id for c in self.connections[table] if c.user is not None}
+        return await asyncio.to_thread(self.read_balances, ids)
+
+    def read_balances(self, ids: set[int]) -> dict[int, Decimal]:
+        """Balances of the users ``ids`` (blocking: call from a worker thread)."""
+        if not ids:
+            return {}
+        with self.engine.begin() as conn:
+            return {user: ledger.balance(conn, user) for user in ids}
+
+    def push_balances(self, table: str, balances: Mapping[int, Decimal]) -> None:
+        """Send the ``balances`` to their owners at ``table``."""
+        for connection in list(self.connections[table]):
+            user = connection.user
+            if user is not None and user.id in balances:
+                connection.push(json.dumps({"type": "balance", "balance": str(balances[user.id])}))
+
+    async def announce(
+        self, table: str, outcome: Outcome | None, balances: Mapping[int, Decimal]
+    ) -> None:
+        """Broadcast ``outcome`` and send the ``balances`` to their owners at ``table``."""
+        if outcome is not None and outcome.over:
+            self.metrics.rounds.labels(table=table).inc()
+        await self.broadcast(table, outcome)
+        if balances:
+            self.push_balances(table, balances)
+
+    # -- running --------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start every table's actor (on the running loop); in a cluster, join it."""
+        for actor in self.actors.values():
+            actor.start()
+        share = self.settings.share
+        if share is None:
+            return
+        url = self.settings.url or ""
+        self.ownership = Ownership.shared(self.engine)
+        self.bus = Bus(normalize_url(url))
+        await self.bus.start()
+        self.bus.listen(self._heard)
+        self.claims = Claims(
+            self.ownership, list(self.configs), share, run=self._run_here, stop_all=self._stop_all
+        )
+        self.claims.start()
+
+    async def stop(self) -> None:
+        """Stop every table's actor (and, in a cluster, leave it)."""
+        if self.claims is not None:
+            await self.claims.stop()
+        await self._stop_all()
+        if self.bus is not None:
+            await self.bus.stop()
+        if self.ownership is not None:
+            self.ownership.release()
+
+    async def _run_here(self, table: str) -> None:
+        """Run a table this process has just claimed."""
+        config = self.configs[table]
+        await asyncio.to_thread(self._open, config, self.now())
+        self.actors[table].start()
+        assert self.bus is not None
+        await self.bus.serve(table, self._serve)
+        # Its watchers here see it as it now stands (a recovered round, a new one).
+        await self.broadcast(table, None)
+
+    async def _stop_all(self) -> None:
+        for table, actor in list(self.actors.items()):
+            await actor.stop()
+            if self.bus is not None:
+                await self.bus.unserve(table)
+        if self.settings.share is not None:
+            self.actors.clear()
+            self.runtimes.clear()
+
+    # -- table operations, here or where the table is run ---------------------------------------
+
+    async def call(
+        self,
+        table: str,
+        op: str,
+        args: Mapping[str, Any],
+        *,
+        first: Callable[[Any], None] | None = None,
+    ) -> Any:
+        """Run the table operation ``op`` where ``table`` is run; returns its result.
+
+        ``first`` is given the result before the table announces what the operation
+        did (the player hears that his command was taken, then what it did).
+
+        Raises:
+            Refused: the process that runs the table refused it (the code says why).
+            TableUnavailable: the table is being taken over; the client sends again.
+        """
+        if table in self.actors:
+            said_here = None
+            if first is not None:
+                tell = first
+
+                async def said_here(result: Any) -> None:
+                    tell(result)
+
+            return await self._here(table, op, args, said_here, asked_here=True)
+        if self.bus is None:
+            raise TableUnavailable(f"table {table!r} is not running")
+
+        def said(reply: dict[str, Any]) -> None:
+            if first is not None and "result" in reply:
+                first(reply["result"])
+
+        reply = await self.bus.request(table, {"op": op, "args": dict(args)}, first=said)
+        if "error" in reply:
+            raise Refused(reply["error"]["code"], reply["error"]["message"])
+        return reply["result"]
+
+    async def _serve(
+        self,
+        table: str,
+        body: dict[str, Any],
+        reply: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> dict[str, Any]:
+        """Answer another process's request for a table this process runs.
+
+        A command's reply goes out as soon as it is taken, before the table announces
+        what it did, as it would to a player connected here.
+        """
+
+        async def first(result: Any) -> None:
+            await reply({"result": result})
+
+        try:
+            result = await self._here(table, str(body["op"]), body["args"], first, asked_here=False)
+        except Exception as problem:
+            said = refusal(problem)
+            if said is None:
+                _log.exception("table %s: a request from another process failed", table)
+                said = ("internal", "the table could not do that; try again")
+            return {"error": {"code": said[0], "message": said[1]}}
+        return {"result": result}
+
+    async def _here(
+        self,
+        table: str,
+        op: str,
+        args: Mapping[str, Any],
+        first: Callable[[Any], Awaitable[None]] | None,
+        *,
+        asked_here: bool,
+    ) -> Any:
+        runtime, actor = self.runtimes[table], self.actors[table]
+
+        async def seats_changed(_: None) -> None:
+            await self.broadcast(table, None)
+
+        if op == "view":
+            viewer, dealer = args["viewer"], bool(args["dealer"])
+            return await actor.call(lambda: runtime.view(viewer, dealer=dealer))
+        if op == "welcome":
+            name, dealer = str(args["viewer"]), bool(args["dealer"])
+
+            def welcome() -> dict[str, Any]:
+                runtime.reconnected(name)
+                return runtime.view(name, dealer=dealer)
+
+            return await actor.call(welcome)
+        if op == "summary":
+            watching = int(args["watching"]) + (
+                len(self.connections[table]) if not asked_here else 0
+            )
+            return await actor.call(partial(table_summary, runtime, watching))
+        if op == "log":
+            rounds = int(args["rounds"])
+            return await actor.call(lambda: runtime.log(rounds))
+        if op == "take_box":
+            name, box = str(args["player"]), int(args["box"])
+            await actor.call(lambda: runtime.take_box(name, box), seats_changed)
+            return None
+        if op == "leave_box":
+            name, box = str(args["player"]), int(args["box"])
+            await actor.call(lambda: runtime.leave_box(name, box), seats_changed)
+            return None
+        if op == "disconnected":
+            name, now = str(args["player"]), float(args["now"])
+            actor.post(lambda: runtime.disconnected(name, now))
+            return None
+        if op == "confirm_bets":
+            name, now = str(args["player"]), float(args["now"])
+
+            async def confirmed(result: tuple[Decimal, Outcome | None]) -> None:
+                total, outcome = result
+                if first is not None:
+                    await first(str(total))
+                await self.announce(table, outcome, await self.balances(table, outcome))
+
+            total, _ = await actor.call(lambda: runtime.confirm_bets(name, now), confirmed)
+            return str(total)
+        if op == "apply":
+            return await self._apply(table, args, first, asked_here=asked_here)
+        raise Refused("invalid", f"no table operation {op!r}")
+
+    async def _apply(
+        self,
+        table: str,
+        args: Mapping[str, Any],
+        first: Callable[[Any], Awaitable[None]] | None,
+        *,
+        asked_here: bool,
+    ) -> dict[str, Any]:
+        runtime, actor = self.runtimes[table], self.actors[table]
+        op, player, command = str(args["op"]), args["player"], dict(args["args"])
+        now, key, user = float(args["now"]), args["key"], int(args["user"])
+        # Whose balances go out if the round ends, read here on the loop that owns the
+        # connections; the worker thread only reads the ledger.
+        present = {c.user.id for c in self.connections[table] if c.user is not None}
+
+        def apply() -> tuple[Outcome, dict[int, Decimal]]:
+            outcome = runtime.apply(op, player, command, now=now, key=key)
+            if outcome.retried:
+                return outcome, {}
+            # The balances to send, read in this same worker thread: everyone's here
+            # when the round is over, the acting player's otherwise (when he is here).
+            ids = {user} if asked_here else set()
+            if outcome.over:
+                ids |= present
+            return outcome, self.read_balances(ids)
+
+        async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:
+            outcome, balances = result
+            if outcome.retried:
+                return
+            if first is not None:
+                await first({"seq": outcome.seq, "retried": False})
+            await self.announce(table, outcome, balances)
+
+        outcome, _ = await actor.call(apply, announce)
+        if outcome.retried and first is not None:
+            await first({"seq": outcome.seq, "retried": True})
+        return {"seq": outcome.seq, "retried": outcome.retried}
+
+    def disconnected(self, table: str, name: str, now: float) -> None:
+        """The player's last socket at ``table`` closed: the table is told, in turn
+        (queued at once here; sent on to the process that runs it otherwise)."""
+        if table in self.actors:
+            runtime = self.runtimes[table]
+            self.actors[table].post(lambda: runtime.disconnected(name, now))
+            return
+
+        async def tell() -> None:
+            try:
+                await self.call(table, "disconnected", {"player": name, "now": now})
+            except Exception as problem:
+                _log.warning("table %s: %s's leaving not told: %s", table, name, problem)
+
+        task = asyncio.get_running_loop().create_task(tell())
+        self._posted.add(task)
+        task.add_done_callback(self._posted.discard)
+
+    # -- sessions ---------------------------------------------------------------------------------
+
+    def user_id(self, name: str) -> int:
+        """A user's id from his name (cached)."""
+        if name not in self._ids:
+            with self.engine.connect() as conn:
+                found = conn.execute(
+                    sa.select(users.c.id).where(users.c.name == name)
+                ).scalar_one_or_none()
+            if found is None:
+                raise NotFound(f"no user named {name!r}")
+            self._ids[name] = int(found)
+        return self._ids[name]
+
+    def now(self) -> float:
+        return self.settings.clock()
+
+    async def check_session(self, token: str, now: float) -> None:
+        """Hold a command to a live session (:class:`SessionExpired` if it is not).
+
+        The database is asked (and the session marked as used) at most once every
+        :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.
+        """
+        confirmed = self._sessions.get(token)
+        if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
+            return
+        try:
+            await asyncio.to_thread(self.read_session, token, now)
+        except SessionExpired:
+            self._sessions.pop(token, None)
+            raise
+        if len(self._sessions) > 10_000:  # forget the stale ones now and then
+            self._sessions = {
+                kept: at
+                for kept, at in self._sessions.items()
+                if 0 <= now - at < SESSION_RECHECK_SECONDS
+            }
+        self._sessions[token] = now
+
+    def forget_session(self, token: str) -> None:
+        """A session ended here (a logout): no command is taken on it from now on."""
+        self._sessions.pop(token, None)
+
+    def forget_user(self, user_id: int) -> None:
+        """Every session of a user ended here (a break, self-exclusion): his sockets'
+        commands are asked of the database again, and refused there."""
+        for connection in [c for table in self.connections.values() for c in table]:
+            user = connection.user
+            if user is not None and user.id == user_id and connection.token is not None:
+                self._sessions.pop(connection.token, None)
+
+    def read_session(self, token: str, now: float) -> accounts.User:
+        """The token's user, the session marked as used (blocking: a worker thread)."""
+        with self.engine.begin() as conn:
+            return accounts.authenticate(conn, token, now=_utc(now))
+
+    def limiter(self, connection: Connection) -> RateLimiter:
+        """The rate limit a message from ``connection`` counts against: the user's own,
+        shared by all his sockets at every table, once he has logged in."""
+        if connection.user is None:
+            return connection.limiter
+        return self._limiters.setdefault(connection.user.id, RateLimiter())
+
+    async def send(self, connection: Connection, message: dict[str, Any]) -> None:
+        await self.send_text(connection, json.dumps(message))
+
+    async def send_text(self, connection: Connection, text: str) -> None:
+        # Queued, never awaited: a slow client never holds up a table.
+        connection.push(text)
+
+    async def broadcast(self, table: str, outcome: Outcome | None) -> None:
+        """Each connection at ``table`` gets the new events and the table as it sees it;
+        in a cluster, every other process's connections too."""
+        body = self._texts(table, outcome, everyone=self.bus is not None)
+        self._fan_out(table, body)
+        if self.bus is not None:
+            try:
+                await self.bus.announce(table, body)
+            except Exception:
+                _log.exception(
+                    "table %s: the announcement did not reach the other processes", table
+                )
+
+    def _texts(self, table: str, outcome: Outcome | None, *, everyone: bool) -> dict[str, Any]:
+        """What ``table`` announces, encoded once: the events and the table as a watcher,
+        a dealer and the player whose turn it is see them (for this process's
+        connections, or for ``everyone``'s)."""
+        runtime = self.runtimes[table]
+        turn = runtime.round.current_turn
+        acting = runtime.round.seated_player(turn[0]) if turn is not None else None
+
+        def texts(dealer: bool, name: str | None) -> list[str | None]:
+            events = None
+            if outcome is not None and outcome.events:
+                events = json.dumps(
+                    {
+                        "type": "events",
+                        "round": runtime.round_id,
+                        "events": public_events(outcome.events, dealer=dealer),
+                    }
+                )
+            state = json.dumps({"type": "state", "state": runtime.view(name, dealer=dealer)})
+            return [events, state]
+
+        here = [c.user for c in self.connections[table] if c.user is not None]
+        body: dict[str, Any] = {
+            "over": outcome is not None and outcome.over,
+            "acting": acting,
+            "public": texts(False, None),
+        }
+        if everyone or any(user.role.is_staff for user in here):
+            body["dealer"] = texts(True, None)
+        if acting is not None and (everyone or any(user.name == acting for user in here)):
+            body["mine"] = texts(False, acting)
+        return body
+
+    def _fan_out(self, table: str, body: Mapping[str, Any]) -> None:
+        """Pass what ``table`` announced to each connection here, as it may see it."""
+        acting = body["acting"]
+        for connection in list(self.connections[table]):
+            user = connection.user
+            if user is not None and user.name == acting and "mine" in body:
+                events, state = body["mine"]
+            elif user is not None and user.role.is_staff and "dealer" in body:
+                events, state = body["dealer"]
+            else:
+                events, state = body["public"]
+            if events is not None:
+                connection.push(events)
+            connection.push(state)
+
+    async def _heard(self, table: str, body: dict[str, Any]) -> None:
+        """What another process's table announced: to the connections here."""
+        if table not in self.connections:
+            return
+        self._fan_out(table, body)
+        if body.get("over"):
+            ids = {c.user.id for c in self.connections[table] if c.user is not None}
+
+            async def balances() -> None:
+                self.push_balances(table, await asyncio.to_thread(self.read_balances, ids))
+
+            task = asyncio.get_running_loop().create_task(balances())
+            self._posted.add(task)
+            task.add_done_callback(self._posted.discard)
+
+    async def send_balance(self, connection: Connection) -> None:
+        if connection.user is None:
+            return
+        user = connection.user.id
+        amounts = await asyncio.to_thread(self.read_balances, {user})
+        await self.send(connection, {"type": "balance", "balance": str(amounts[user])})
+
+
+def _utc(now: float) -> datetime:
+    return datetime.fromtimestamp(now, UTC)

@@ -1,0 +1,255 @@
+"""The table socket, ``/ws/tables/{table}``: one WebSocket per table and connection.
+
+Each message is read (:func:`~croupier.server.protocol.parse_message`), held to the
+connection's rate limit and live session, and handed to the table's actor; what it
+caused goes out through the :class:`~croupier.server.hub.Hub`.  Every message is
+described in ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from typing import Any
+
+import starlette.websockets
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from croupier.server.bus import TableUnavailable
+from croupier.server.dependencies import SESSION_COOKIE, TableHub
+from croupier.server.errors import SessionExpired
+from croupier.server.hub import Connection, Hub, refusal
+from croupier.server.protocol import (
+    MAX_MESSAGE_BYTES,
+    Action,
+    Auth,
+    ConfirmBets,
+    LeaveBox,
+    Ping,
+    ProtocolError,
+    TakeBox,
+    parse_message,
+)
+from croupier.server.runtime import DEALER_OPS, PLAYER_OPS, ActionRefused
+
+__all__ = ["router"]
+
+_commands = logging.getLogger("croupier.commands")
+#: What a socket used after its close raises: Starlette 1.8 names it, older Starlette
+#: raises a plain RuntimeError.
+_SOCKET_CLOSED: type[RuntimeError] = getattr(
+    starlette.websockets, "WebSocketDisconnected", RuntimeError
+)
+
+router = APIRouter()
+
+
+@router.websocket("/ws/tables/{table}")
+async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
+    """A table's socket: the table as the connection may see it, and its messages
+    (``docs/protocol.md``).  The table may be run by this process or by another of the
+    cluster: :meth:`Hub.call` takes each operation where the table is run."""
+    await socket.accept()
+    if table not in hub.configs:
+        await socket.send_text(
+            json.dumps({"type": "error", "code": "no_table", "message": f"no table {table!r}"})
+        )
+        await socket.close(code=4404)
+        return
+    connection = Connection(socket, table, handler=asyncio.current_task())
+    connection.writer = asyncio.create_task(connection.write())
+    hub.connections[table].add(connection)
+    try:
+        view = await hub.call(table, "view", {"viewer": None, "dealer": False})
+        welcome = {"type": "welcome", "table": table, "you": None, "state": view}
+        await hub.send(connection, welcome)
+        while True:
+            frame = await socket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text")
+            if text is None:
+                await error(
+                    hub, connection, "malformed", "binary frames are not taken: send JSON text"
+                )
+                continue
+            started = time.perf_counter()
+            connection.last_op, connection.last_result = "unknown", "ok"
+            await handle(hub, connection, table, text)
+            record(hub, connection, time.perf_counter() - started)
+    except (WebSocketDisconnect, _SOCKET_CLOSED):
+        pass
+    except TableUnavailable as problem:  # the table is moving: the client comes back
+        with contextlib.suppress(Exception):
+            await socket.send_text(
+                json.dumps({"type": "error", "code": "unavailable", "message": str(problem)})
+            )
+            await socket.close(code=1013)
+    except asyncio.CancelledError:
+        if connection.dropped is None:
+            raise
+        # Dropped for not reading: this connection ends here, quietly.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+    finally:
+        connection.writer.cancel()
+        hub.connections[table].discard(connection)
+        user = connection.user
+        if user is not None and not any(
+            other.user is not None and other.user.id == user.id for other in hub.connections[table]
+        ):
+            hub.disconnected(table, user.name, hub.now())
+
+
+def record(hub: Hub, connection: Connection, seconds: float) -> None:
+    """Count and log one message at a table."""
+    table, op, result = connection.table, connection.last_op, connection.last_result
+    hub.metrics.actions.labels(table=table, op=op, result=result).inc()
+    if result == "ok" and op not in ("ping", "auth", "unknown"):
+        hub.metrics.action_seconds.labels(table=table).observe(seconds)
+    _commands.info(
+        "%s %s %s",
+        table,
+        op,
+        result,
+        extra={
+            "table": table,
+            "user": connection.user.name if connection.user is not None else None,
+            "op": op,
+            "result": result,
+            "ms": round(seconds * 1000, 3),
+        },
+    )
+
+
+async def error(
+    hub: Hub, connection: Connection, code: str, message: str, key: str | None = None
+) -> None:
+    connection.last_result = code
+    body: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if key is not None:
+        body["key"] = key
+    await hub.send(connection, body)
+
+
+async def handle(hub: Hub, connection: Connection, table: str, text: str) -> None:
+    now = hub.now()
+    limiter = hub.limiter(connection)
+    if not limiter.allow(now):
+        await error(
+            hub,
+            connection,
+            "rate_limited",
+            f"too many messages: at most {limiter.rate:g} a second",
+        )
+        return
+    if len(text.encode()) > MAX_MESSAGE_BYTES:
+        await error(hub, connection, "too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+        return
+    try:
+        message = parse_message(text)
+    except ProtocolError as problem:
+        await error(hub, connection, problem.code, str(problem))
+        return
+    connection.last_op = message.op if isinstance(message, Action) else message.type
+    if isinstance(message, Ping):
+        await hub.send(connection, {"type": "pong"})
+        return
+    if isinstance(message, Auth):
+        # A token in the message, else the session cookie the socket was opened with.
+        token = message.token or connection.socket.cookies.get(SESSION_COOKIE)
+        if not token:
+            await error(
+                hub, connection, "session_expired", "no session: log in, then send auth again"
+            )
+            return
+        try:
+            signed = await asyncio.to_thread(hub.read_session, token, now)
+        except SessionExpired as problem:
+            await error(hub, connection, "session_expired", str(problem))
+            return
+        connection.user = signed
+        connection.token = token
+        hub._ids[signed.name] = signed.id
+        dealer = signed.role.is_staff
+        try:
+            view = await hub.call(table, "welcome", {"viewer": signed.name, "dealer": dealer})
+        except TableUnavailable as problem:
+            await error(hub, connection, "unavailable", str(problem))
+            return
+        await hub.send(
+            connection, {"type": "welcome", "table": table, "you": signed.name, "state": view}
+        )
+        await hub.send_balance(connection)
+        return
+    user = connection.user
+    if user is None or connection.token is None:
+        await error(hub, connection, "unauthenticated", 'log in first: send {"type": "auth"}')
+        return
+    # Every command is held to a live session: a logout or an expiry elsewhere ends
+    # this socket's rights too.  Checking also marks the session as used.
+    try:
+        await hub.check_session(connection.token, now)
+    except SessionExpired as problem:
+        connection.user = None
+        connection.token = None
+        await error(hub, connection, "session_expired", str(problem), message_key(message))
+        return
+    try:
+        if isinstance(message, TakeBox | LeaveBox):
+            op = "take_box" if isinstance(message, TakeBox) else "leave_box"
+            await hub.call(table, op, {"player": user.name, "box": message.box})
+            return
+        if isinstance(message, ConfirmBets):
+
+            def confirmed(total: Any) -> None:
+                connection.push(json.dumps({"type": "bets_confirmed", "total": total}))
+
+            await hub.call(
+                table, "confirm_bets", {"player": user.name, "now": now}, first=confirmed
+            )
+            return
+        assert isinstance(message, Action)
+        op = message.op
+        if op in DEALER_OPS and op not in PLAYER_OPS:
+            if not user.role.is_staff:
+                raise ActionRefused(f"{op}: for the table's dealer only", code="forbidden")
+            player = None
+        elif op in PLAYER_OPS:
+            player = user.name
+        else:
+            raise ActionRefused(f"{op}: only the table does that", code="forbidden")
+        key = message.key
+
+        def ack(result: dict[str, Any]) -> None:
+            # The ack goes first: the player hears his command was taken, then what it
+            # did, before anything else happens at the table.
+            body: dict[str, Any] = {
+                "type": "ack",
+                "op": op,
+                "seq": result["seq"],
+                "retried": result["retried"],
+            }
+            if key is not None:
+                body["key"] = key
+            connection.push(json.dumps(body))
+
+        args = {"op": op, "player": player, "args": message.arguments(), "now": now}
+        result = await hub.call(table, "apply", {**args, "key": key, "user": user.id}, first=ack)
+    except Exception as problem:
+        said = refusal(problem)
+        if said is None:
+            raise
+        await error(hub, connection, said[0], said[1], message_key(message))
+        return
+    if table not in hub.actors and not result["retried"]:
+        # Played on another process: his balance is read here.
+        await hub.send_balance(connection)
+
+
+def message_key(message: object) -> str | None:
+    return message.key if isinstance(message, Action) else None
