@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -194,8 +195,25 @@ def test_three_servers_share_the_tables_and_take_over_a_killed_one(
                 watcher, lambda state: state["bets"] and state["bets"][0]["amount"] == "50.00"
             )
             assert more["round"] == seen["round"]
+            assert get(f"http://127.0.0.1:{watcher_port}", "/api/me", token)["balance"] == (
+                "950.00"
+            )
+
+            # A logout through server 2 ends at once the rights of ann's socket on
+            # server 1, which had just confirmed her session.
+            logout = urllib.request.Request(
+                f"http://127.0.0.1:{watcher_port}/api/sessions/current",
+                headers={"Authorization": f"Bearer {token}"},
+                method="DELETE",
+            )
+            with urllib.request.urlopen(logout, timeout=10) as answer:
+                assert answer.status == 204
+            time.sleep(0.5)  # the word goes round the cluster
+            bet = {"box": 1, "amount": "25"}
+            player.send(json.dumps({"type": "action", "op": "bet", "args": bet, "key": "b3"}))
+            refused = receive(player, "error")
+            assert refused["code"] == "session_expired" and refused["key"] == "b3"
         assert took_over < 15
-        assert get(f"http://127.0.0.1:{watcher_port}", "/api/me", token)["balance"] == "950.00"
     finally:
         for process in processes:
             if process.poll() is None:

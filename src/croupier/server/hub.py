@@ -57,9 +57,11 @@ _log = logging.getLogger("croupier.server")
 
 
 #: Seconds a session confirmed by the database is trusted for a socket's commands before
-#: it is asked again.  A logout through this server ends the trust at once; an expiry or a
-#: logout through another server is noticed within this time.
-SESSION_RECHECK_SECONDS = 2.0
+#: it is asked again.  A logout, break or self-exclusion through this server, or through
+#: another process of its cluster, ends the trust at once; an account disabled from the
+#: command line, or a logout through a server outside the cluster, is noticed within this
+#: time.
+SESSION_RECHECK_SECONDS = 10.0
 
 #: Messages that may wait for one socket; a client that lets more pile up is dropped.
 OUTBOX_MESSAGES = 256
@@ -175,6 +177,7 @@ class Hub:
         self.claims: Claims | None = None
         self.ownership: Ownership | None = None
         self._posted: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         if settings.share is None:
             now = settings.clock()
             for config in settings.tables:
@@ -259,6 +262,7 @@ class Hub:
         """Start every table's actor (on the running loop); in a cluster, join it."""
         for actor in self.actors.values():
             actor.start()
+        self._loop = asyncio.get_running_loop()
         share = self.settings.share
         if share is None:
             return
@@ -442,15 +446,18 @@ class Hub:
         present = {c.user.id for c in self.connections[table] if c.user is not None}
 
         def apply() -> tuple[Outcome, dict[int, Decimal]]:
-            outcome = runtime.apply(op, player, command, now=now, key=key)
-            if outcome.retried:
-                return outcome, {}
-            # The balances to send, read in this same worker thread: everyone's here
+            # The balances to send, read in the input's own transaction: everyone's here
             # when the round is over, the acting player's otherwise (when he is here).
-            ids = {user} if asked_here else set()
-            if outcome.over:
-                ids |= present
-            return outcome, self.read_balances(ids)
+            outcome = runtime.apply(
+                op,
+                player,
+                command,
+                now=now,
+                key=key,
+                balances={user} if asked_here else (),
+                balances_at_end=present,
+            )
+            return outcome, outcome.balances
 
         async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:
             outcome, balances = result
@@ -523,16 +530,56 @@ class Hub:
         self._sessions[token] = now
 
     def forget_session(self, token: str) -> None:
-        """A session ended here (a logout): no command is taken on it from now on."""
+        """A session ended (a logout): no command is taken on it from now on, here or,
+        in a cluster, on the other processes."""
         self._sessions.pop(token, None)
+        self._tell_others({"forget_session": accounts.hash_token(token)})
 
     def forget_user(self, user_id: int) -> None:
-        """Every session of a user ended here (a break, self-exclusion): his sockets'
-        commands are asked of the database again, and refused there."""
+        """Every session of a user ended (a break, self-exclusion): his sockets'
+        commands are asked of the database again, and refused there (on every process
+        of a cluster)."""
+        self._forget_user_here(user_id)
+        self._tell_others({"forget_user": user_id})
+
+    def _forget_user_here(self, user_id: int) -> None:
         for connection in [c for table in self.connections.values() for c in table]:
             user = connection.user
             if user is not None and user.id == user_id and connection.token is not None:
                 self._sessions.pop(connection.token, None)
+
+    def _tell_others(self, body: dict[str, Any]) -> None:
+        """Tell the cluster's other processes (nothing without one)."""
+        if self.bus is None:
+            return
+        bus = self.bus
+
+        async def tell() -> None:
+            try:
+                await bus.announce("", body)
+            except Exception as problem:
+                _log.warning("the other processes were not told %s: %s", body, problem)
+
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:  # a route run in a worker thread
+            running = None
+        if running is None:
+            if self._loop is not None:
+                asyncio.run_coroutine_threadsafe(tell(), self._loop)
+            return
+        task = running.create_task(tell())
+        self._posted.add(task)
+        task.add_done_callback(self._posted.discard)
+
+    def _forget_heard(self, body: Mapping[str, Any]) -> None:
+        """Another process ended a session or a user's sessions."""
+        if "forget_user" in body:
+            self._forget_user_here(int(body["forget_user"]))
+        if "forget_session" in body:
+            gone = str(body["forget_session"])
+            for token in [t for t in self._sessions if accounts.hash_token(t) == gone]:
+                self._sessions.pop(token, None)
 
     def read_session(self, token: str, now: float) -> accounts.User:
         """The token's user, the session marked as used (blocking: a worker thread)."""
@@ -616,6 +663,9 @@ class Hub:
 
     async def _heard(self, table: str, body: dict[str, Any]) -> None:
         """What another process's table announced: to the connections here."""
+        if not table:
+            self._forget_heard(body)
+            return
         if table not in self.connections:
             return
         self._fan_out(table, body)

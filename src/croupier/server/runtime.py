@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -330,6 +330,8 @@ class Outcome:
     seq: int
     retried: bool = False
     notes: list[str] = field(default_factory=list)
+    #: The balances asked for (``apply(balances=...)``), read as the input was written.
+    balances: dict[int, Decimal] = field(default_factory=dict)
 
 
 class TableRuntime:
@@ -459,8 +461,14 @@ class TableRuntime:
         now: float,
         key: str | None = None,
         system: bool = False,
+        balances: Collection[int] = (),
+        balances_at_end: Collection[int] = (),
     ) -> Outcome:
         """Apply an input: to the engine, to the record and the wallet, in one transaction.
+
+        The ``balances`` of these users (ids), and those of ``balances_at_end`` too when
+        the input ends the round, are read in the same transaction and given with the
+        outcome (none for a retry).
 
         Raises:
             ActionRefused: the input is not one the table takes now (a retried ``key``
@@ -502,8 +510,9 @@ class TableRuntime:
         events = list(self.round.events[start:])
         record = dict(self.record)
         record["inputs"] = [*inputs, entry.to_json()]
+        read: dict[int, Decimal] = {}
         try:
-            staked = self._store(record, now)
+            staked = self._store(record, now, balances, balances_at_end, read)
         except Exception:
             self.round = self._rebuild(self.record)
             raise
@@ -513,7 +522,7 @@ class TableRuntime:
         over = self.round.phase in _OVER
         self._on_table = None if over else staked
         self._set_deadline(now)
-        return Outcome(events, over, len(inputs))
+        return Outcome(events, over, len(inputs), balances=read)
 
     def _check_box(self, player: str, box: int, bet: str) -> None:
         """A reserved box takes a first initial bet only from the player who took it."""
@@ -526,8 +535,17 @@ class TableRuntime:
                 code="box_taken",
             )
 
-    def _store(self, record: dict[str, Any], now: float) -> dict[str, Decimal]:
-        """Write the record, move the money it moved, close the round when it is over.
+    def _store(
+        self,
+        record: dict[str, Any],
+        now: float,
+        balances: Collection[int] = (),
+        balances_at_end: Collection[int] = (),
+        read: dict[int, Decimal] | None = None,
+    ) -> dict[str, Decimal]:
+        """Write the record, move the money it moved, close the round when it is over;
+        the ``balances`` of these users (and of ``balances_at_end`` when the round is
+        over) then go into ``read``.
 
         Returns each player's money on the table, as the ledger now holds it.
         """
@@ -610,6 +628,9 @@ class TableRuntime:
                     record["shoe_after"] = self.shoe.snapshot()
                 record["closed_at"] = _iso(now)
                 rounds_store.save_round(conn, round_id, record=record, status=status)
+            if read is not None:
+                users = {*balances, *balances_at_end} if over else set(balances)
+                read.update((user, ledger.balance(conn, user)) for user in users)
         return staked
 
     # -- clocks ---------------------------------------------------------------------------------
