@@ -298,7 +298,7 @@ def test_a_database_error_when_a_timer_fires_is_retried_on_the_next_tick(
     due = runtime.view("ann")["deadline"]["at"]
     store = runtime._store
 
-    def failing(record: dict[str, object], now: float) -> dict[str, Decimal]:
+    def failing(record: dict[str, object], now: float, *reads: object) -> dict[str, Decimal]:
         raise sqlalchemy.exc.OperationalError("UPDATE rounds", {}, Exception("locked"))
 
     monkeypatch.setattr(runtime, "_store", failing)
