@@ -176,7 +176,7 @@ class Hub:
         self.bus: Bus | None = None
         self.claims: Claims | None = None
         self.ownership: Ownership | None = None
-        self._posted: set[asyncio.Task[None]] = set()
+        self._posted: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         if settings.share is None:
             now = settings.clock()
@@ -471,6 +471,11 @@ class Hub:
         if outcome.retried and first is not None:
             await first({"seq": outcome.seq, "retried": True})
         return {"seq": outcome.seq, "retried": outcome.retried}
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold ``task`` until it ends (the loop itself keeps only a weak reference)."""
+        self._posted.add(task)
+        task.add_done_callback(self._posted.discard)
 
     def disconnected(self, table: str, name: str, now: float) -> None:
         """The player's last socket at ``table`` closed: the table is told, in turn

@@ -204,9 +204,18 @@ def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: An
     :class:`NotFound` if there is no such round; :class:`RoundError` if the round is
     closed or ``seq`` is not the next number.
     """
-    if _status(conn, round_id) in _CLOSED:
+    # The round's status and its inputs' count in one query: asked at every input.
+    counted = (
+        select(sqlalchemy.func.count()).where(round_inputs.c.round_id == round_id).scalar_subquery()
+    )
+    found = conn.execute(
+        select(rounds.c.status, counted).where(rounds.c.id == round_id)
+    ).one_or_none()
+    if found is None:
+        raise NotFound(f"round {round_id!r} does not exist")
+    status, stored = found
+    if status in _CLOSED:
         raise RoundError(f"round {round_id!r} is closed: no input is added to it")
-    stored = _stored_inputs(conn, round_id)
     if seq != stored:
         raise RoundError(f"round {round_id!r} has {stored} inputs: the next is {stored}, not {seq}")
     _insert_inputs(conn, round_id, seq, [entry])

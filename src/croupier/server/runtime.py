@@ -375,6 +375,8 @@ class TableRuntime:
         self._now = now
         #: Players who said their bets are made (see :meth:`confirm_bets`).
         self.confirmed: set[str] = set()
+        # (round, user) joined to a round's books by this process (see _store).
+        self._joined: set[tuple[str, int]] = set()
         # Finished rounds' public events by round id (read back for the table's log).
         self._logged: dict[str, dict[str, Any]] = {}
         self.round: Round
@@ -559,6 +561,8 @@ class TableRuntime:
         ids = {name: self.users(name) for name in staked}
         ids.update((result.player, self.users(result.player)) for result in game.results)
         ids.update((name, self.users(name)) for name in self._on_table or {})
+        # The players this input joins to the round (known once it is written).
+        joined: set[tuple[str, int]] = set()
         with self.engine.begin() as conn:
             if record.get("stored"):
                 # One row for the new input: the round's record is not rewritten.
@@ -589,7 +593,9 @@ class TableRuntime:
                     # The player's own limits hold every stake (PlayRefused: nothing
                     # of this input is written).
                     limits.check_stake(conn, user, delta, new_bet=op == "bet", now=moment)
-                    rounds_store.join_round(conn, round_id, user, ledger.balance(conn, user))
+                    if (round_id, user) not in self._joined:
+                        rounds_store.join_round(conn, round_id, user, ledger.balance(conn, user))
+                        joined.add((round_id, user))
                     ledger.stake(
                         conn,
                         user,
@@ -631,6 +637,8 @@ class TableRuntime:
             if read is not None:
                 users = {*balances, *balances_at_end} if over else set(balances)
                 read.update((user, ledger.balance(conn, user)) for user in users)
+        # Committed: these players are in the round's books (asked again after a restart).
+        self._joined = set() if over else self._joined | joined
         return staked
 
     # -- clocks ---------------------------------------------------------------------------------

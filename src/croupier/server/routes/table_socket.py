@@ -61,6 +61,9 @@ async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
         return
     connection = Connection(socket, table, handler=asyncio.current_task())
     connection.writer = asyncio.create_task(connection.write())
+    # Held until it ends: a writer cancelled with its socket must not be collected
+    # while it is still finishing.
+    hub.keep(connection.writer)
     hub.connections[table].add(connection)
     try:
         view = await hub.call(table, "view", {"viewer": None, "dealer": False})
