@@ -19,6 +19,11 @@ while its seven bots play, and how long each table state takes to reach each wat
 reached the server, to its arrival at the watcher; each change counted once per
 watcher; the server and the watchers share the machine's clock).
 
+The bots are this project's own asyncio clients (:mod:`croupier.server.bots`), not
+Locust: Locust's users are synchronous greenlets with no WebSocket client of their own,
+and a bot here must read every table state the server pushes and answer the decision
+it asks for, a thousand of them in one process beside the server.
+
 The bots' accounts and sessions are written to the database before the server starts
 (2 x 500 argon2 hashes would cost a minute of CPU and are not what is measured).
 The bots and watchers run in this one process (asyncio), on the same cores as the
