@@ -104,11 +104,13 @@ class Claims:
 
     async def look(self, *, everything: bool, preferred: Sequence[str]) -> None:
         """Claim this process's free tables: its share, and every table if ``everything``."""
-        if self.held and not await asyncio.to_thread(self.ownership.alive):
-            _log.error("claims: the connection holding the tables was lost; letting them go")
-            self.held.clear()
-            await self.stop_all()
-            self.ownership.reconnect()
+        if not await asyncio.to_thread(self.ownership.alive):
+            if self.held:
+                _log.error("claims: the connection holding the tables was lost; letting them go")
+                self.held.clear()
+                await self.stop_all()
+            # A database still down raises here: the next look tries again.
+            await asyncio.to_thread(self.ownership.reconnect)
             return
         wanted = self.tables if everything else preferred
         for table in wanted:
