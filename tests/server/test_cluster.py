@@ -28,7 +28,7 @@ from websockets.sync.client import connect
 from croupier.server import db
 from tests.server.tables import PASSWORD
 from tests.server.test_crash import free_port
-from tests.server.test_failover import get, listening, post
+from tests.server.test_failover import assert_the_books_balance, get, listening, post, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -215,17 +215,8 @@ def test_three_servers_share_the_tables_and_take_over_a_killed_one(
             assert refused["code"] == "session_expired" and refused["key"] == "b3"
         assert took_over < 15
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                process.wait(timeout=30)
-    check = subprocess.run(
-        [sys.executable, "-m", "croupier", "ledger", "check", "--db", postgres_url],
-        capture_output=True,
-        text=True,
-    )
-    assert check.returncode == 0, check.stdout + check.stderr
-    assert "the books balance" in check.stdout
+        stop(*processes)
+    assert_the_books_balance(postgres_url)
 
 
 def line_with(stream: Any, text: str) -> str:

@@ -130,10 +130,20 @@ def test_a_standby_takes_over_a_killed_server_and_keeps_the_round(
         assert state["phase"] == "betting"
         assert any(bet["player"] == "ann" and bet["amount"] == "25.00" for bet in state["bets"])
     finally:
-        for process in (first, standby):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                process.wait(timeout=30)
+        stop(first, standby)
+    assert_the_books_balance(db_url)
+
+
+def stop(*processes: subprocess.Popen[Any]) -> None:
+    """Stop the servers still running (SIGTERM), and wait for them."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+def assert_the_books_balance(db_url: str) -> None:
+    """``croupier ledger check`` finds the books of the database balanced."""
     check = subprocess.run(
         [sys.executable, "-m", "croupier", "ledger", "check", "--db", db_url],
         capture_output=True,

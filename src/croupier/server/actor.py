@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["RETRY_SECONDS", "TableActor"]
+__all__ = ["RETRY_SECONDS", "TableActor", "stop_task"]
 
 _log = logging.getLogger("croupier.server")
 
@@ -44,6 +44,15 @@ R = TypeVar("R")
 
 #: Seconds before a clock whose work failed (a database error) is tried again.
 RETRY_SECONDS = 0.5
+
+
+async def stop_task(task: asyncio.Task[Any] | None) -> None:
+    """Cancel ``task`` (if any) and wait until it has ended."""
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 class _Deadline(Protocol):
@@ -155,9 +164,7 @@ class TableActor:
         """Stop after the work in hand; queued callers get ``CancelledError``."""
         if self._task is None:
             return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        await stop_task(self._task)
         self._task = None
         self._loop = None
         while self._work:

@@ -45,6 +45,7 @@ from typing import Any
 import psycopg
 from sqlalchemy.engine import make_url
 
+from croupier.server.actor import stop_task
 from croupier.server.errors import ServerError
 
 __all__ = [
@@ -173,11 +174,8 @@ class Bus:
 
     async def stop(self) -> None:
         """Stop listening and close the connections; requests still waiting fail."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
         for connection in (self._send, self._listen):
             if connection is not None:
                 with contextlib.suppress(psycopg.Error):

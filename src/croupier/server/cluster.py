@@ -26,10 +26,10 @@ running every table at once (its players are told to send again) and claims afre
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
+from croupier.server.actor import stop_task
 from croupier.server.ownership import Ownership
 from croupier.server.settings import Share
 
@@ -83,11 +83,8 @@ class Claims:
 
     async def stop(self) -> None:
         """Stop claiming; the claims themselves go with :meth:`Ownership.release`."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def _loop(self) -> None:
         started = asyncio.get_running_loop().time()

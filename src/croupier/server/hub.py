@@ -491,9 +491,7 @@ class Hub:
             except Exception as problem:
                 _log.warning("table %s: %s's leaving not told: %s", table, name, problem)
 
-        task = asyncio.get_running_loop().create_task(tell())
-        self._posted.add(task)
-        task.add_done_callback(self._posted.discard)
+        self.keep(asyncio.get_running_loop().create_task(tell()))
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -573,9 +571,7 @@ class Hub:
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(tell(), self._loop)
             return
-        task = running.create_task(tell())
-        self._posted.add(task)
-        task.add_done_callback(self._posted.discard)
+        self.keep(running.create_task(tell()))
 
     def _forget_heard(self, body: Mapping[str, Any]) -> None:
         """Another process ended a session or a user's sessions."""
@@ -680,9 +676,7 @@ class Hub:
             async def balances() -> None:
                 self.push_balances(table, await asyncio.to_thread(self.read_balances, ids))
 
-            task = asyncio.get_running_loop().create_task(balances())
-            self._posted.add(task)
-            task.add_done_callback(self._posted.discard)
+            self.keep(asyncio.get_running_loop().create_task(balances()))
 
     async def send_balance(self, connection: Connection) -> None:
         if connection.user is None:
