@@ -242,3 +242,61 @@ def test_ctrl_c_on_the_command_line_reports_what_was_done(monkeypatch: pytest.Mo
     nothing = CliRunner().invoke(cli, arguments)
     assert nothing.exit_code == 130
     assert nothing.stderr == "error: interrupted before the first chunk of rounds finished\n"
+
+
+def _positions(rules_name: str, shuffle_every_round: bool, rounds: int = 400) -> list[int]:
+    """The shoe position after each of ``rounds`` rounds played as a run plays them
+    (with its running-mean trace, as ``play_chunk`` passes one)."""
+    import numpy as np
+
+    from croupier.analysis.strategy import derive_strategy
+    from croupier.simulate import kernel
+    from croupier.simulate.compile import compile_game, compile_strategy
+
+    rules = find_rules(rules_name).replace(shuffle_every_round=shuffle_every_round)
+    game = compile_game(rules)
+    tables = compile_strategy(derive_strategy(rules))
+    record = np.zeros((rounds, kernel.R_WIDTH), dtype=np.int64)
+    kernel.run_chunk(
+        game.shoe.copy(),
+        False,
+        game.params,
+        tables.first_play,
+        tables.drawn_stands,
+        tables.pair_play,
+        tables.index_plays,
+        game.side_pays,
+        game.side_stakes,
+        rounds,
+        np.array((1, 2, 3, 4), dtype=np.uint64),
+        np.zeros(kernel.TALLY_SIZE, dtype=np.int64),
+        np.zeros(2 * 10 * game.unit + 1, dtype=np.int64),
+        np.zeros(201, dtype=np.int64),
+        record,
+        np.full((1, 2), -1, dtype=np.int64),
+        np.zeros((40, kernel.TRACE_FIELDS), dtype=np.int64),
+    )
+    return [int(position) for position in record[:, kernel.R_POSITION]]
+
+
+def test_a_shoe_game_is_dealt_down_to_its_cut_card() -> None:
+    # RWS v5 preset: 8 decks, cut about three quarters in, no shuffle between rounds
+    # (rws-v5.toml, [rules.penetration] and [rules.shuffle_every_round]).
+    rules = find_rules("rws-v5")
+    cut = int(rules.decks * 52 * rules.penetration)
+    positions = _positions("rws-v5", shuffle_every_round=False)
+    # A shoe lasts many rounds: each round starts where the last one ended until a
+    # round starts at or past the cut card.
+    assert max(positions) >= cut
+    assert max(positions) < cut + 40
+    shuffles = sum(1 for before, after in zip(positions, positions[1:]) if after < before)
+    # About 5 cards a round of one box: a shoe lasts between cut/7 and cut/4 rounds.
+    assert cut / 7 < 400 / shuffles < cut / 4
+
+
+def test_a_game_shuffled_every_round_starts_every_round_from_a_full_shoe() -> None:
+    # Online 8-deck rulebook: "Decks of cards may be shuffled by the dealer (operator)
+    # after every hand" (online-8deck.toml, [rules.shuffle_every_round]).
+    positions = _positions("online-8deck", shuffle_every_round=True)
+    assert max(positions) <= 21  # one round of one box: at most 21 cards
+    assert max(_positions("rws-v5", shuffle_every_round=True)) <= 21

@@ -379,7 +379,7 @@ def run_chunk(
     boxes = p[P_BOXES]
     unit = p[P_UNIT]
     cut = p[P_CUT]
-    every = p[P_SHUFFLE_EVERY_ROUND]
+    shuffle_each_round = p[P_SHUFFLE_EVERY_ROUND] == 1
     counting = p[P_COUNT] == 1
     low = p[P_SPREAD_LOW]
     high = p[P_SPREAD_HIGH]
@@ -468,7 +468,7 @@ def run_chunk(
                 traced += 1
                 countdown = every
             countdown -= 1
-        if not fixed and (pos >= cut or (every and pos > 0)):
+        if not fixed and (pos >= cut or (shuffle_each_round and pos > 0)):
             pos = 0
             running = 0
         multiple = 1
