@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 
@@ -289,7 +290,7 @@ def test_a_shoe_game_is_dealt_down_to_its_cut_card() -> None:
     # round starts at or past the cut card.
     assert max(positions) >= cut
     assert max(positions) < cut + 40
-    shuffles = sum(1 for before, after in zip(positions, positions[1:]) if after < before)
+    shuffles = sum(1 for before, after in itertools.pairwise(positions) if after < before)
     # About 5 cards a round of one box: a shoe lasts between cut/7 and cut/4 rounds.
     assert cut / 7 < 400 / shuffles < cut / 4
 
@@ -300,3 +301,66 @@ def test_a_game_shuffled_every_round_starts_every_round_from_a_full_shoe() -> No
     positions = _positions("online-8deck", shuffle_every_round=True)
     assert max(positions) <= 21  # one round of one box: at most 21 cards
     assert max(_positions("rws-v5", shuffle_every_round=True)) <= 21
+
+
+@pytest.mark.parametrize("name", ["rws-v4", "rws-v5", "online-8deck", "casino-to-go", "live"])
+def test_the_plain_kernel_plays_exactly_as_the_general_one(name: str) -> None:
+    # run_plain is run_chunk's code with the count, side bets, random decisions and
+    # recording compiled out; with none of them in play both must give the same sums,
+    # histograms and trace, and leave the generator and the shoe in the same place.
+    import numpy as np
+
+    from croupier.analysis.strategy import derive_strategy
+    from croupier.simulate import kernel
+    from croupier.simulate.compile import compile_game, compile_strategy
+
+    rules = find_rules(name)
+    for boxes in (1, min(3, rules.boxes)):
+        game = compile_game(rules, boxes=boxes)
+        tables = compile_strategy(derive_strategy(rules))
+        results = []
+        for plain in (False, True):
+            shoe = game.shoe.copy()
+            seed = np.array((5, 6, 7, 8), dtype=np.uint64)
+            tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
+            hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
+            sessions = np.zeros(201, dtype=np.int64)
+            trace = np.zeros((16, kernel.TRACE_FIELDS), dtype=np.int64)
+            tables_args = (tables.first_play, tables.drawn_stands, tables.pair_play)
+            if plain:
+                position = kernel.run_plain(
+                    shoe,
+                    game.params,
+                    *tables_args,
+                    tables.index_plays,
+                    20_000,
+                    seed,
+                    tally,
+                    hands,
+                    sessions,
+                    trace,
+                )
+            else:
+                position = kernel.run_chunk(
+                    shoe,
+                    False,
+                    game.params,
+                    *tables_args,
+                    tables.index_plays,
+                    game.side_pays,
+                    game.side_stakes,
+                    20_000,
+                    seed,
+                    tally,
+                    hands,
+                    sessions,
+                    np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
+                    np.full((1, 2), -1, dtype=np.int64),
+                    trace,
+                )
+            results.append((position, shoe, seed, tally, hands, sessions, trace))
+        general, fast = results
+        assert general[0] == fast[0]
+        for one, two in zip(general[1:], fast[1:], strict=True):
+            assert np.array_equal(one, two)
+        assert general[3][kernel.T_ROUNDS] == 20_000

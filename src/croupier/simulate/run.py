@@ -98,6 +98,17 @@ class _Work:
     tables: CompiledStrategy
 
 
+def _plain(game: CompiledGame) -> bool:
+    """Whether :func:`~croupier.simulate.kernel.run_plain` plays this game: the chart's
+    decisions, no count and no side bets."""
+    params = game.params
+    return (
+        params[kernel.P_COUNT] == 0
+        and params[kernel.P_DECISIONS] == 0
+        and not game.side_stakes.any()
+    )
+
+
 def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray, IntArray]:
     """Play one chunk; returns its index, its tally, its two histograms and its trace."""
     game = work.game
@@ -106,6 +117,22 @@ def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntA
     hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
     sessions = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
     trace = np.zeros((min(TRACE_ROWS, chunk.rounds), kernel.TRACE_FIELDS), dtype=np.int64)
+    if _plain(game):
+        kernel.run_plain(
+            game.shoe.copy(),
+            game.params,
+            tables.first_play,
+            tables.drawn_stands,
+            tables.pair_play,
+            tables.index_plays,
+            chunk.rounds,
+            np.array(chunk.state, dtype=np.uint64),
+            tally,
+            hands,
+            sessions,
+            trace,
+        )
+        return chunk.index, tally, hands, sessions, trace
     kernel.run_chunk(
         game.shoe.copy(),
         False,
