@@ -37,6 +37,7 @@ from croupier.analysis.strategy import BasicStrategy, Play
 from croupier.cards import Card
 from croupier.events import Event
 from croupier.round import Action, Awaiting, OfferKind, Phase, Round
+from croupier.round_state import Hand
 from croupier.rules import Rules, SplitMatch
 from croupier.table import Table
 
@@ -170,6 +171,10 @@ class StrategyPlayer:
         self.player = player
         self.box = box
         self.amount = amount if amount is not None else strategy.rules.minimum_bet
+        # The chart's answers, by what they depend on: a round asks the same few
+        # questions again and again.
+        self._decisions: dict[tuple[object, ...], Action] = {}
+        self._surrenders: dict[tuple[bool, int, int, int], bool] = {}
 
     def play(self, game: Round) -> Decimal:
         """Bet, close bets and play the round to its end; returns the player's net.
@@ -227,12 +232,19 @@ class StrategyPlayer:
         hand = box.hands[0]
         up = self._up(game)
         first, second = hand.cards
+        splits = self._pair_splits(first, second)
+        key = (splits, first.points, second.points, up)
+        known = self._surrenders.get(key)
+        if known is not None:
+            return known
         pair = -1
         options = _SURRENDER_OPTIONS
-        if self._pair_splits(first, second):
+        if splits:
             pair = point_index(first)
             options = _SURRENDER_OR_SPLIT_OPTIONS
-        return self.strategy.choose(up, hand.total, hand.is_soft, pair, options) == "surrender"
+        answer = self.strategy.choose(up, hand.total, hand.is_soft, pair, options) == "surrender"
+        self._surrenders[key] = answer
+        return answer
 
     def _pair_splits(self, first: Card, second: Card) -> bool:
         rules = self.strategy.rules
@@ -261,6 +273,20 @@ class StrategyPlayer:
         hand = current[1]
         legal = game.legal_actions()
         up = self._up(game)
+        cards = hand.cards
+        # Two cards are known by their points (which give the total and whether it is
+        # soft or a pair by points), more by the total alone.
+        key: tuple[object, ...] = (
+            (hand.total, hand.is_soft, up, legal)
+            if len(cards) > 2
+            else (hand.from_split, cards[0].points, cards[1].points, up, legal)
+        )
+        known = self._decisions.get(key)
+        if known is None:
+            known = self._decisions[key] = self._chart_action(hand, legal, up)
+        return known
+
+    def _chart_action(self, hand: Hand, legal: tuple[Action, ...], up: int) -> Action:
         strategy = self.strategy
         cards = hand.cards
         total = hand.total
