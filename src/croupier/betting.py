@@ -142,12 +142,19 @@ def verify_close_bets(state: RoundState) -> None:
     """Check that bets can close: some initial bet must be on the table."""
     if state.phase is not Phase.BETTING:
         raise IllegalActionError(f"cannot close bets: they are closed (phase={state.phase.value})")
-    if not any(placed.bet == MAIN for placed in state.bets):
+    # Each box's initial bets in one pass over the bets.
+    totals: dict[int, Decimal] = {}
+    for placed in state.bets:
+        if placed.bet == MAIN:
+            totals[placed.box] = totals.get(placed.box, ZERO) + placed.amount
+    if not totals:
         raise BetError("cannot close bets: no initial bet has been placed")
     rules = state.rules
-    for box in sorted(state.seated):
-        total = _box_total(state, box)
-        if total < rules.minimum_bet:
+    minimum = rules.minimum_bet
+    seated = state.seated
+    for box in sorted(seated) if len(seated) > 1 else seated:
+        total = totals.get(box, ZERO)
+        if total < minimum:
             raise BetError(
                 f"cannot close bets: box {box} carries {total}, under the table minimum "
                 f"{rules.minimum_bet}; raise or withdraw it ({rules.cite_box_minimum})"
@@ -169,8 +176,16 @@ def close_bets(state: RoundState) -> None:
 def _close_box(state: RoundState, number: int) -> Box:
     rules = state.rules
     seated = state.seated[number]
-    mains = [placed for placed in state.bets if placed.box == number and placed.bet == MAIN]
-    mains.sort(key=lambda placed: placed.player != seated)  # seated first, then as placed
+    bets = state.bets
+    if len(bets) == 1 and bets[0].amount <= rules.maximum_bet:
+        # One player's initial bet alone on the table, within the limit: all of it plays.
+        only = bets[0]
+        box = Box(number, seated, {seated: only.amount}, [])
+        box.hands.append(Hand(1, [], [Wager(seated, only.amount)]))
+        return box
+    mains = [placed for placed in bets if placed.box == number and placed.bet == MAIN]
+    if len(mains) > 1:
+        mains.sort(key=lambda placed: placed.player != seated)  # seated first, then as placed
     room = rules.maximum_bet
     initial: dict[str, Decimal] = {}
     for placed in mains:

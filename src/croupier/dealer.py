@@ -119,10 +119,11 @@ def anything_open(state: RoundState) -> bool:
 
 def finish(state: RoundState) -> None:
     """The dealer's hand is complete."""
-    total = dealer_total(state)
+    cards = state.dealer_cards
+    total = best_total(cards)[0]
     state.events.append(
         DealerFinished(
-            cards=tuple([card.text for card in state.dealer_cards]),
+            cards=tuple([card.text for card in cards]),
             total=total,
             blackjack=has_blackjack(state),
             busted=total > 21,

@@ -230,17 +230,19 @@ def _turns(state: RoundState) -> bool:
     cursor = state.cursor
     boxes = state.boxes
     while True:
-        if cursor.box >= len(boxes):
+        box_index = cursor.box
+        if box_index >= len(boxes):
             state.phase = Phase.DEALER_TURN
             cursor.step = Step.DEALER
             return True
-        box = boxes[cursor.box]
+        box = boxes[box_index]
         hands = box.hands
-        if cursor.hand >= len(hands):
-            cursor.box += 1
+        hand_index = cursor.hand
+        if hand_index >= len(hands):
+            cursor.box = box_index + 1
             cursor.hand = 0
             continue
-        hand = hands[cursor.hand]
+        hand = hands[hand_index]
         if state.offers:
             cursor.awaiting = _ANSWERS
             return False
@@ -261,11 +263,11 @@ def _turns(state: RoundState) -> bool:
                     stand(state, box, hand, automatic=True)
             continue
         if hand.finished:
-            cursor.hand += 1
+            cursor.hand = hand_index + 1
             continue
         if hand.is_blackjack or _all_settled(hand):
             hand.finished = True
-            cursor.hand += 1
+            cursor.hand = hand_index + 1
             continue
         actions = legal_actions(state, box, hand)
         if actions == _ONLY_STAND:

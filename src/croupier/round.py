@@ -208,7 +208,8 @@ class Round:
     def _first(self, command: Command) -> Event:
         events = self._state.events
         start = len(events)
-        self._handler(command)(self, command, True)
+        # The methods below only make commands the round takes: no need to check.
+        _HANDLERS[type(command)](self, command, True)
         return events[start]
 
     # -- holding a round -----------------------------------------------------------------------

@@ -142,6 +142,15 @@ def _randbelow(rng: random.Random) -> Callable[[int], int]:
     return below if callable(below) else rng.randrange
 
 
+def _getrandbits(rng: random.Random) -> Callable[[int], int] | None:
+    """The generator's ``getrandbits`` where its integers below ``n`` are drawn from it
+    (Python's ``Random`` and ``SystemRandom``), else ``None``."""
+    below = getattr(type(rng), "_randbelow", None)
+    if below is not None and below is getattr(random.Random, "_randbelow_with_getrandbits", None):
+        return rng.getrandbits
+    return None
+
+
 def _check_decks(decks: int) -> None:
     if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
         raise RulesError(f"decks must be a whole number of at least 1, not {decks!r}")
@@ -222,6 +231,7 @@ class ShuffledShoe:
         "_cards",
         "_cut_card_position",
         "_decks",
+        "_getrandbits",
         "_lazy",
         "_position",
         "_random",
@@ -253,6 +263,7 @@ class ShuffledShoe:
             secrets.SystemRandom() if seed is None else random.Random(seed)
         )
         self._randrange = _randbelow(self._random)
+        self._getrandbits = _getrandbits(self._random)
         self._shuffle_every_round = shuffle_every_round
         self._lazy = lazy
         self._position = 0
@@ -298,7 +309,17 @@ class ShuffledShoe:
         if left <= 0:
             raise ShoeExhausted()
         if self._lazy:
-            chosen = position + self._randrange(left)  # uniform over the cards not yet dealt
+            # Uniform over the cards not yet dealt: random's own method for an integer
+            # below ``left`` (``_randbelow_with_getrandbits``), written out, the same numbers.
+            getrandbits = self._getrandbits
+            if getrandbits is None:
+                chosen = position + self._randrange(left)
+            else:
+                bits = left.bit_length()
+                offset = getrandbits(bits)
+                while offset >= left:
+                    offset = getrandbits(bits)
+                chosen = position + offset
             card = cards[chosen]
             cards[chosen] = cards[position]
             cards[position] = card
@@ -331,6 +352,7 @@ class ShuffledShoe:
         rng = state["random"]
         self._random = secrets.SystemRandom() if rng is None else rng
         self._randrange = _randbelow(self._random)
+        self._getrandbits = _getrandbits(self._random)
         self._shuffle_every_round = state["shuffle_every_round"]
         self._shuffles = state["shuffles"]
 
