@@ -221,9 +221,13 @@ def _close_box(state: RoundState, number: int) -> Box:
 
 def _return_orphan_side_bets(state: RoundState) -> None:
     rules = state.rules
-    in_play = {box.number for box in state.boxes}
+    in_play: set[int] | None = None
     for placed in state.bets:
-        if placed.bet != MAIN and placed.box not in in_play:
+        if placed.bet == MAIN:
+            continue
+        if in_play is None:
+            in_play = {box.number for box in state.boxes}
+        if placed.box not in in_play:
             _give_back(
                 state,
                 placed,
@@ -233,6 +237,8 @@ def _return_orphan_side_bets(state: RoundState) -> None:
     if not rules.side_bet_needs_own_initial_bet:
         return
     for box in state.boxes:
+        if not box.side_bets:
+            continue
         for placed in list(box.side_bets):
             if placed.player not in box.initial:
                 box.side_bets.remove(placed)

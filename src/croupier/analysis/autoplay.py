@@ -226,20 +226,21 @@ class StrategyPlayer:
         surrender offered, and split too for a pair the rules let split.  Its answer is
         ``surrender`` exactly where the cell is Rh or Rs, or the pair cell Rp.
         """
-        box = game.state.box(self.box)
+        state = game.state
+        box = state.box(self.box)
         if box is None:
             raise RuntimeError(f"box {self.box} is not in play")
         hand = box.hands[0]
         up = self._up(game)
         first, second = hand.cards
-        splits = self._pair_splits(first, second)
-        key = (splits, first.points, second.points, up)
+        # The points and whether the ranks match say all the answer depends on.
+        key = (first.rank is second.rank, first.points, second.points, up)
         known = self._surrenders.get(key)
         if known is not None:
             return known
         pair = -1
         options = _SURRENDER_OPTIONS
-        if splits:
+        if self._pair_splits(first, second):
             pair = point_index(first)
             options = _SURRENDER_OR_SPLIT_OPTIONS
         answer = self.strategy.choose(up, hand.total, hand.is_soft, pair, options) == "surrender"
