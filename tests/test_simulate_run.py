@@ -75,6 +75,9 @@ def test_command_json_schema_and_bad_input() -> None:
     ):
         assert key in data
     assert data["rounds"] == 20000 and len(data["ci95"]) == 2
+    # RWS v5 preset: 8 decks dealt to a cut card three quarters in, so the mean is not a
+    # full shoe's and the report says how the rounds were dealt.
+    assert data["shoe"] == {"decks": 8, "penetration": "3/4", "shuffle_every_round": False}
     # The same seed gives the same JSON: the speed goes to stderr.
     assert "seconds" not in data and "rounds_per_second" not in data
     assert "rounds/s" in result.stderr

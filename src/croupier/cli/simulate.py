@@ -40,7 +40,7 @@ from croupier.cli.shared import (
 )
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
-from croupier.rules import SIDE_BET_KEYS, SideBet
+from croupier.rules import SIDE_BET_KEYS, Rules, SideBet
 
 __all__ = ["simulate"]
 
@@ -328,6 +328,21 @@ def _progress_bar(console: Console) -> Progress:
     )
 
 
+def _shoe(rules: Rules) -> str:
+    """How the rounds were dealt, and what that does to the comparison with the exact value.
+
+    >>> from croupier.presets import find_rules
+    >>> _shoe(find_rules("online-8deck"))
+    '8 decks, shuffled every round (a full shoe, as the exact value has)'
+    """
+    if rules.shuffle_every_round:
+        return f"{rules.decks} decks, shuffled every round (a full shoe, as the exact value has)"
+    return (
+        f"{rules.decks} decks dealt to the cut card at {rules.penetration}: "
+        "the mean includes the cut-card effect"
+    )
+
+
 def _print(result: object, bankroll: float | None) -> None:
     from croupier.simulate.run import SimulationResult
 
@@ -347,6 +362,7 @@ def _print(result: object, bankroll: float | None) -> None:
             "exact (chart, full shoe)",
             f"{result.exact:+.5f}  z = {z:+.2f}" if z is not None else f"{result.exact:+.5f}",
         )
+    table.add_row("shoe", _shoe(result.rules))
     table.add_row("sd of a box's round", f"{result.standard_deviation:.4f}")
     for name, share in result.outcomes().items():
         table.add_row(name, f"{share:.5f}")

@@ -370,6 +370,11 @@ class SimulationResult:
             "interrupted": self.interrupted,
             "outcomes": self.outcomes(),
             "side_bets": {key: value.to_json() for key, value in self.side_bet_results().items()},
+            "shoe": {
+                "decks": self.rules.decks,
+                "penetration": str(self.rules.penetration),
+                "shuffle_every_round": self.rules.shuffle_every_round,
+            },
         }
         if self.spread is not None:
             counting: dict[str, object] = {
