@@ -103,8 +103,9 @@ def answer(state: RoundState, offer: Offer, *, accept: bool, amount: Decimal | N
     events = state.events
     if not accept:
         events.append(
+            # A StrEnum's text is its value (without the enum's slower property).
             OfferDeclined(
-                player=offer.player, box=offer.box, hand=offer.hand, offer=offer.kind.value
+                player=offer.player, box=offer.box, hand=offer.hand, offer=str(offer.kind)
             )
         )
     elif offer.kind is OfferKind.INSURANCE:

@@ -128,6 +128,8 @@ def settle_insurance(state: RoundState, *, dealer_blackjack: bool) -> None:
         if box.insurance_settled:
             continue
         box.insurance_settled = True
+        if not box.insurance:
+            continue
         for player, amount in box.insurance.items():
             if dealer_blackjack:
                 net = payout(

@@ -37,7 +37,7 @@ from croupier.analysis.strategy import BasicStrategy, Play
 from croupier.cards import Card
 from croupier.events import Event
 from croupier.round import Action, Awaiting, OfferKind, Phase, Round
-from croupier.round_state import Hand
+from croupier.round_state import Hand, RoundState
 from croupier.rules import Rules, SplitMatch
 from croupier.table import Table
 
@@ -231,7 +231,7 @@ class StrategyPlayer:
         if box is None:
             raise RuntimeError(f"box {self.box} is not in play")
         hand = box.hands[0]
-        up = self._up(game)
+        up = self._up(state)
         first, second = hand.cards
         # The points and whether the ranks match say all the answer depends on.
         key = (first.rank is second.rank, first.points, second.points, up)
@@ -268,12 +268,13 @@ class StrategyPlayer:
         Raises:
             RuntimeError: no hand of this player's box is waiting for a decision.
         """
-        current = game.state.current()
+        state = game.state
+        current = state.current()
         if current is None or current[0].number != self.box:
             raise RuntimeError(f"no hand of box {self.box} waits for a decision")
         hand = current[1]
-        legal = game.legal_actions()
-        up = self._up(game)
+        legal = state.cursor.legal
+        up = self._up(state)
         cards = hand.cards
         # Two cards are known by their points (which give the total and whether it is
         # soft or a pair by points), more by the total alone.
@@ -325,8 +326,8 @@ class StrategyPlayer:
     # -- what the player sees ------------------------------------------------------------------
 
     @staticmethod
-    def _up(game: Round) -> int:
-        cards = game.state.dealer_cards
+    def _up(state: RoundState) -> int:
+        cards = state.dealer_cards
         if not cards:
             raise RuntimeError("the dealer has no up card yet")
         return cards[0].points - 1
