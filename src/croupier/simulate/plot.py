@@ -79,7 +79,7 @@ def plot_result(result: SimulationResult, path: Path) -> None:
         running.plot(played, means, label="running mean")
         running.set_xscale("log")
     if result.exact is not None:
-        running.axhline(result.exact, color="black", linestyle="--", label="exact")
+        running.axhline(result.exact, color="black", linestyle="--", label="exact (full shoe)")
     running.set_xlabel("rounds")
     running.set_ylabel("result per initial bet")
     running.legend()
