@@ -51,10 +51,11 @@ class DealerTable:
     """The terminal draws of the dealer from one up card, as a trie (see the module docstring).
 
     Each trie node adds ``multiplicities`` cards of one rank (ranks fall along a path, tens
-    first, which shares the most prefixes);
-    nodes are in preorder, so a parent comes before its children.  A node that ends a
-    terminal multiset carries its ``outcomes`` index (else -1), its number of drawing
-    ``orders`` and its ``sizes``.
+    first, which shares the most prefixes).  A node that ends a terminal multiset carries
+    its ``outcomes`` index (else -1), its number of drawing ``orders`` and its ``sizes``.
+    The nodes with children come first, in preorder (a parent before its children); the
+    ``leaves`` after them, grouped by outcome and size, so that their chances are summed
+    in place without being stored.
     """
 
     up: int
@@ -64,6 +65,7 @@ class DealerTable:
     sizes: IntArray
     orders: FloatArray
     outcomes: IntArray
+    leaves: int
 
     def fill(self, shoes: IntArray, out: FloatArray) -> None:
         """Fill ``out[k]`` with the dealer's distribution for each shoe ``shoes[k]``."""
@@ -75,6 +77,7 @@ class DealerTable:
             self.sizes,
             self.orders,
             self.outcomes,
+            self.leaves,
             out,
         )
 
@@ -156,14 +159,28 @@ def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
         if key in orders and prefix:
             weights[index] = float(orders[key])
             outcomes[index] = outcome_of[key]
+    # The nodes with children first, as they are; then the leaves (every one ends a
+    # multiset) by outcome, size and parent.
+    has_child = np.zeros(count, dtype=np.bool_)
+    has_child[parents[1:]] = True
+    has_child[0] = True
+    inner = np.flatnonzero(has_child)
+    leaves = np.flatnonzero(~has_child)
+    leaves = leaves[np.lexsort((parents[leaves], sizes[leaves], outcomes[leaves]))]
+    moved = np.concatenate([inner, leaves])
+    renumbered = np.empty(count, dtype=np.int64)
+    renumbered[moved] = np.arange(count)
+    parents = parents[moved]
+    parents[1:] = renumbered[parents[1:]]
     return DealerTable(
         up=up,
-        ranks=ranks,
-        multiplicities=multiplicities,
+        ranks=ranks[moved],
+        multiplicities=multiplicities[moved],
         parents=parents,
-        sizes=sizes,
-        orders=weights,
-        outcomes=outcomes,
+        sizes=sizes[moved],
+        orders=weights[moved],
+        outcomes=outcomes[moved],
+        leaves=int(inner.shape[0]),
     )
 
 

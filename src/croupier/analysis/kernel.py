@@ -50,11 +50,14 @@ def distributions(
     sizes: IntArray,
     orders: FloatArray,
     outcomes: IntArray,
+    leaves: int,
     out: FloatArray,
 ) -> None:
     """Fill ``out[k]`` (7 outcomes) with the dealer's distribution for shoe ``shoes[k]``.
 
-    The trie is :class:`~croupier.analysis.dealer.DealerTable`'s.
+    The trie is :class:`~croupier.analysis.dealer.DealerTable`'s: its first ``leaves``
+    nodes have children, in preorder; the leaves follow, grouped by outcome and size.
+    The leaf loop writes its ``LANES`` (8) sums out one by one.
     """
     count = shoes.shape[0]
     nodes = ranks.shape[0]
@@ -64,11 +67,18 @@ def distributions(
     for node in range(nodes):
         most[ranks[node]] = max(most[ranks[node]], multiplicities[node])
         deepest = max(deepest, sizes[node])
+    # Flat offsets: each node's falling factorial and the sum its multiset adds to.
+    factor = np.empty(nodes, dtype=np.int64)
+    target = np.empty(nodes, dtype=np.int64)
+    for node in range(nodes):
+        factor[node] = (ranks[node] * _DEPTH + multiplicities[node]) * LANES
+        outcome = outcomes[node]
+        target[node] = (outcome * _DEPTH + sizes[node]) * LANES if outcome >= 0 else -1
     blocks = (count + LANES - 1) // LANES
     for block in numba.prange(blocks):
         start = block * LANES
         width = min(LANES, count - start)
-        falling = np.ones((10, _DEPTH, LANES))
+        falling = np.ones(10 * _DEPTH * LANES)
         inverse = np.ones((_DEPTH, LANES))
         for lane in range(width):
             shoe = shoes[start + lane]
@@ -78,33 +88,59 @@ def distributions(
                 value = 1.0
                 for k in range(1, most[rank] + 1):
                     value *= shoe[rank] - k + 1
-                    falling[rank, k, lane] = value if value > 0.0 else 0.0
+                    falling[(rank * _DEPTH + k) * LANES + lane] = value if value > 0.0 else 0.0
             value = 1.0
             for k in range(1, deepest + 1):
                 remaining = total - k + 1
                 value = value / remaining if remaining > 0 else 0.0
                 inverse[k, lane] = value
-        products = np.empty((nodes, LANES))
-        products[0, :] = 1.0
         # Per outcome and number of cards drawn; divided by the falling shoe size at the end.
-        sums = np.zeros((7, _DEPTH, LANES))
-        for node in range(1, nodes):
-            parent = parents[node]
-            rank = ranks[node]
-            multiplicity = multiplicities[node]
+        sums = np.zeros(7 * _DEPTH * LANES)
+        products = np.empty(max(leaves, 1) * LANES)
+        for lane in range(LANES):
+            products[lane] = 1.0
+        for node in range(1, leaves):
+            here = node * LANES
+            parent = parents[node] * LANES
+            f = factor[node]
             for lane in range(LANES):
-                products[node, lane] = products[parent, lane] * falling[rank, multiplicity, lane]
-            outcome = outcomes[node]
-            if outcome >= 0:
+                products[here + lane] = products[parent + lane] * falling[f + lane]
+            t = target[node]
+            if t >= 0:
                 weight = orders[node]
-                size = sizes[node]
                 for lane in range(LANES):
-                    sums[outcome, size, lane] += weight * products[node, lane]
+                    sums[t + lane] += weight * products[here + lane]
+        # The leaves, a run of one outcome and size at a time, summed in registers.
+        node = leaves
+        while node < nodes:
+            t = target[node]
+            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+            while node < nodes and target[node] == t:
+                parent = parents[node] * LANES
+                f = factor[node]
+                weight = orders[node]
+                a0 += weight * products[parent] * falling[f]
+                a1 += weight * products[parent + 1] * falling[f + 1]
+                a2 += weight * products[parent + 2] * falling[f + 2]
+                a3 += weight * products[parent + 3] * falling[f + 3]
+                a4 += weight * products[parent + 4] * falling[f + 4]
+                a5 += weight * products[parent + 5] * falling[f + 5]
+                a6 += weight * products[parent + 6] * falling[f + 6]
+                a7 += weight * products[parent + 7] * falling[f + 7]
+                node += 1
+            sums[t] += a0
+            sums[t + 1] += a1
+            sums[t + 2] += a2
+            sums[t + 3] += a3
+            sums[t + 4] += a4
+            sums[t + 5] += a5
+            sums[t + 6] += a6
+            sums[t + 7] += a7
         for lane in range(width):
             for outcome in range(7):
                 chance = 0.0
                 for size in range(1, deepest + 1):
-                    chance += sums[outcome, size, lane] * inverse[size, lane]
+                    chance += sums[(outcome * _DEPTH + size) * LANES + lane] * inverse[size, lane]
                 out[start + lane, outcome] = chance
 
 
