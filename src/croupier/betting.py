@@ -151,8 +151,7 @@ def verify_close_bets(state: RoundState) -> None:
         raise BetError("cannot close bets: no initial bet has been placed")
     rules = state.rules
     minimum = rules.minimum_bet
-    seated = state.seated
-    for box in sorted(seated) if len(seated) > 1 else seated:
+    for box in sorted(state.seated):
         total = totals.get(box, ZERO)
         if total < minimum:
             raise BetError(
@@ -176,14 +175,7 @@ def close_bets(state: RoundState) -> None:
 def _close_box(state: RoundState, number: int) -> Box:
     rules = state.rules
     seated = state.seated[number]
-    bets = state.bets
-    if len(bets) == 1 and bets[0].amount <= rules.maximum_bet:
-        # One player's initial bet alone on the table, within the limit: all of it plays.
-        only = bets[0]
-        box = Box(number, seated, {seated: only.amount}, [])
-        box.hands.append(Hand(1, [], [Wager(seated, only.amount)]))
-        return box
-    mains = [placed for placed in bets if placed.box == number and placed.bet == MAIN]
+    mains = [placed for placed in state.bets if placed.box == number and placed.bet == MAIN]
     if len(mains) > 1:
         mains.sort(key=lambda placed: placed.player != seated)  # seated first, then as placed
     room = rules.maximum_bet
