@@ -28,10 +28,15 @@ __all__ = [
 ]
 
 _UNDER_OVER = (SideBet.UNDER_13.value, SideBet.OVER_13.value)
+# Enum members as module names: on Python 3.11 reading a member off its class goes
+# through EnumType.__getattr__'s slow hook (about 70 ns), and a round reads dozens.
+_BETTING = Phase.BETTING
+_DEALING = Phase.DEALING
+_INITIAL_DEAL = Step.INITIAL_DEAL
 
 
 def _require_betting(state: RoundState, what: str) -> None:
-    if state.phase is not Phase.BETTING:
+    if state.phase is not _BETTING:
         raise BetError(
             f"cannot {what}: no more bets ({state.rules.cite_no_more_bets}) "
             f"(phase={state.phase.value})"
@@ -140,7 +145,7 @@ def withdraw(state: RoundState, placed: PlacedBet) -> None:
 
 def verify_close_bets(state: RoundState) -> None:
     """Check that bets can close: some initial bet must be on the table."""
-    if state.phase is not Phase.BETTING:
+    if state.phase is not _BETTING:
         raise IllegalActionError(f"cannot close bets: they are closed (phase={state.phase.value})")
     # Each box's initial bets in one pass over the bets.
     totals: dict[int, Decimal] = {}
@@ -163,12 +168,12 @@ def verify_close_bets(state: RoundState) -> None:
 def close_bets(state: RoundState) -> None:
     """ "No more bets": boxes under the minimum and excess are returned, then the deal."""
     state.events.append(BetsClosed())
-    state.phase = Phase.DEALING
+    state.phase = _DEALING
     for number in sorted(state.seated):
         state.boxes.append(_close_box(state, number))
     _return_orphan_side_bets(state)
     cursor = state.cursor
-    cursor.step = Step.INITIAL_DEAL
+    cursor.step = _INITIAL_DEAL
     cursor.card = 0
 
 

@@ -47,7 +47,20 @@ __all__ = [
 ]
 
 _HAND_SURRENDERS = (Surrender.LATE, Surrender.CASINO_TO_GO)
+# Enum members as module names: on Python 3.11 reading a member off its class goes
+# through EnumType.__getattr__'s slow hook (about 70 ns), and a round reads dozens.
 _DECISION = Awaiting.DECISION
+_HIT = Action.HIT
+_STAND = Action.STAND
+_DOUBLE = Action.DOUBLE
+_SPLIT = Action.SPLIT
+_SURRENDER = Action.SURRENDER
+_ANY_TWO = DoubleOn.ANY_TWO
+_BY_RANK = SplitMatch.RANK
+_NOTHING = Awaiting.NOTHING
+_OWES_HIT = Owed.HIT
+_OWES_DOUBLE = Owed.DOUBLE
+_FOLLOW_DOUBLE = OfferKind.FOLLOW_DOUBLE
 
 
 def deciding_wager(box: Box, hand: Hand) -> Wager | None:
@@ -145,9 +158,9 @@ def legal_actions(state: RoundState, box: Box, hand: Hand) -> tuple[Action, ...]
     split_aces = hand.split_aces
     legal: list[Action] = []
     if total < 21 and (not split_aces or rules.hit_split_aces):
-        legal.append(Action.HIT)
+        legal.append(_HIT)
     if total >= 12 or not rules.must_draw_to_12:
-        legal.append(Action.STAND)
+        legal.append(_STAND)
     if len(hand.cards) != 2:
         return tuple(legal)
     own = deciding_wager(box, hand) is not None
@@ -155,29 +168,29 @@ def legal_actions(state: RoundState, box: Box, hand: Hand) -> tuple[Action, ...]
         own
         and not split_aces
         and (not hand.from_split or rules.double_after_split)
-        and (rules.double_on is DoubleOn.ANY_TWO or total in (9, 10, 11))
+        and (rules.double_on is _ANY_TWO or total in (9, 10, 11))
         and (total != 21 or rules.double_on_21)
     ):
-        legal.append(Action.DOUBLE)
+        legal.append(_DOUBLE)
     first, second = hand.cards
     if (
         own
         and (
             first.rank is second.rank
-            if rules.split_match is SplitMatch.RANK
+            if rules.split_match is _BY_RANK
             else first.points == second.points
         )
         and len(box.hands) < rules.max_split_hands
         and (not split_aces or rules.resplit_aces)
     ):
-        legal.append(Action.SPLIT)
+        legal.append(_SPLIT)
     if (
         rules.surrender in _HAND_SURRENDERS
         and not hand.from_split
         and len(box.hands) == 1
         and not hand.decisions
     ):
-        legal.append(Action.SURRENDER)
+        legal.append(_SURRENDER)
     return tuple(legal)
 
 
@@ -205,13 +218,13 @@ def verify(
     if (
         cursor.awaiting is _DECISION
         and action in cursor.legal
-        and (amount is None or action is not Action.DOUBLE)
+        and (amount is None or action is not _DOUBLE)
     ):
         box = state.boxes[cursor.box]
         if player is None or player == box.seated:
             return box, box.hands[cursor.hand]
     box, hand = require_turn(state, action.value, player)
-    if action in state.cursor.legal and (amount is None or action is not Action.DOUBLE):
+    if action in state.cursor.legal and (amount is None or action is not _DOUBLE):
         return box, hand
     reason = refusal(state, action, box, hand, amount)
     if reason is not None:
@@ -233,15 +246,15 @@ def decide(
     """Record a checked decision; the hand then owes the card it calls for."""
     hand.decisions += 1
     cursor = state.cursor
-    cursor.awaiting = Awaiting.NOTHING
+    cursor.awaiting = _NOTHING
     cursor.legal = ()
     events = state.events
-    if action is Action.STAND:
+    if action is _STAND:
         stand(state, box, hand, automatic=False)
-    elif action is Action.HIT:
+    elif action is _HIT:
         events.append(PlayerHit(box=box.number, hand=hand.number))
-        cursor.owed = Owed.HIT
-    elif action is Action.DOUBLE:
+        cursor.owed = _OWES_HIT
+    elif action is _DOUBLE:
         own = deciding_wager(box, hand)
         assert own is not None
         value = amount if amount is not None else own.initial
@@ -256,12 +269,10 @@ def decide(
                 continue
             follow = follow_amount(state, wager.initial, value, own.initial)
             if follow > 0:
-                offers.append(
-                    Offer(OfferKind.FOLLOW_DOUBLE, wager.player, box.number, hand.number, follow)
-                )
-        cursor.owed = Owed.DOUBLE
+                offers.append(Offer(_FOLLOW_DOUBLE, wager.player, box.number, hand.number, follow))
+        cursor.owed = _OWES_DOUBLE
         put(state, offers)
-    elif action is Action.SPLIT:
+    elif action is _SPLIT:
         own = deciding_wager(box, hand)
         assert own is not None
         split_aces = hand.cards[0].points == 1

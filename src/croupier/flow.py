@@ -75,10 +75,10 @@ def _over(state: RoundState) -> bool:
 
 def _settlement(state: RoundState) -> bool:
     if not state.settles:
-        state.cursor.awaiting = Awaiting.SETTLEMENT
+        state.cursor.awaiting = _SETTLEMENT_DUE
         return False
     final_settlement(state, has_blackjack(state), dealer_total(state))
-    state.cursor.step = Step.OVER
+    state.cursor.step = _STEP_OVER
     return True
 
 
@@ -104,10 +104,10 @@ def take_card(state: RoundState) -> Card | None:
             )
             return None
         if drawn is None:
-            state.cursor.awaiting = Awaiting.CARD
+            state.cursor.awaiting = _CARD
             return None
     else:
-        state.cursor.awaiting = Awaiting.CARD
+        state.cursor.awaiting = _CARD
         return None
     try:
         return state.check.take(drawn)
@@ -128,11 +128,11 @@ def _initial_deal(state: RoundState) -> bool:
     boxes = state.boxes
     cursor = state.cursor
     count = len(boxes)
-    last = 2 * count + (1 if rules.hole_card is HoleCard.NONE else 2)
+    last = 2 * count + (1 if rules.hole_card is _NO_HOLE_CARD else 2)
     while cursor.card < last:
         card = take_card(state)
         if card is None:
-            return state.phase is Phase.VOID
+            return state.phase is _VOID
         index = cursor.card
         if index < count:
             _deal_to_hand(state, boxes[index], boxes[index].hands[0], card)
@@ -144,8 +144,8 @@ def _initial_deal(state: RoundState) -> bool:
         else:
             deal_to_dealer(state, card, face_up=rules.hole_card_dealt_first)
         cursor.card = index + 1
-    state.phase = Phase.OFFERS
-    cursor.step = Step.INTERIM
+    state.phase = _PHASE_OFFERS
+    cursor.step = _STEP_INTERIM
     return True
 
 
@@ -179,18 +179,18 @@ def _interim(state: RoundState) -> bool:
                     continue
                 limit = insurance_limit(state, box.initial[wager.player])
                 if hand.is_blackjack and rules.even_money:
-                    offers.append(Offer(OfferKind.EVEN_MONEY, wager.player, box.number, 1))
+                    offers.append(Offer(_EVEN_MONEY, wager.player, box.number, 1))
                 if limit > 0 and (not hand.is_blackjack or rules.insurance_with_blackjack):
-                    offers.append(Offer(OfferKind.INSURANCE, wager.player, box.number, 1, limit))
+                    offers.append(Offer(_INSURANCE, wager.player, box.number, 1, limit))
         if (
-            rules.surrender is Surrender.RWS
+            rules.surrender is _RWS_SURRENDER
             and not up_is_ace
             and not hand.is_blackjack
             and deciding_wager(box, hand) is not None
         ):
-            offers.append(Offer(OfferKind.SURRENDER, box.seated, box.number, 1))
+            offers.append(Offer(_SURRENDER, box.seated, box.number, 1))
     put(state, offers)
-    state.cursor.step = Step.INTERIM_OFFERS
+    state.cursor.step = _STEP_INTERIM_OFFERS
     return True
 
 
@@ -198,22 +198,22 @@ def _after_interim_offers(state: RoundState) -> bool:
     """Once every offer is answered: the peek, then the players' turns."""
     cursor = state.cursor
     if state.offers:
-        cursor.awaiting = Awaiting.ANSWERS
+        cursor.awaiting = _ANSWERS
         return False
-    if state.rules.hole_card is HoleCard.PEEK and up_can_make_blackjack(state):
+    if state.rules.hole_card is _PEEK and up_can_make_blackjack(state):
         state.peeked = True
         blackjack = has_blackjack(state)
         state.events.append(DealerPeeked(blackjack=blackjack))
         if blackjack:
-            state.phase = Phase.DEALER_TURN
+            state.phase = _DEALER_TURN
             reveal_hole_card(state)
             finish(state)
-            cursor.step = Step.SETTLEMENT
+            cursor.step = _STEP_SETTLEMENT
             return True
         settle_insurance(state, dealer_blackjack=False)
         pay_blackjacks(state)
-    state.phase = Phase.PLAYER_TURNS
-    cursor.step = Step.TURNS
+    state.phase = _PLAYER_TURNS
+    cursor.step = _STEP_TURNS
     cursor.box = 0
     cursor.hand = 0
     return True
@@ -232,8 +232,8 @@ def _turns(state: RoundState) -> bool:
     while True:
         box_index = cursor.box
         if box_index >= len(boxes):
-            state.phase = Phase.DEALER_TURN
-            cursor.step = Step.DEALER
+            state.phase = _DEALER_TURN
+            cursor.step = _STEP_DEALER
             return True
         box = boxes[box_index]
         hands = box.hands
@@ -298,7 +298,7 @@ def _dealer(state: RoundState) -> bool:
     """The dealer's hand: the hole card turned, then drawn to the rules."""
     rules = state.rules
     cards = state.dealer_cards
-    if rules.hole_card is not HoleCard.NONE:
+    if rules.hole_card is not _NO_HOLE_CARD:
         reveal_hole_card(state)
     elif len(cards) == 1 and anything_open(state):
         # No hole card: his second card comes now, while some bet is open.
@@ -317,10 +317,12 @@ def _dealer(state: RoundState) -> bool:
                 return state.phase is _VOID
             deal_to_dealer(state, card, face_up=True)
     finish(state)
-    state.cursor.step = Step.SETTLEMENT
+    state.cursor.step = _STEP_SETTLEMENT
     return True
 
 
+# Enum members as module names: on Python 3.11 reading a member off its class goes
+# through EnumType.__getattr__'s slow hook (about 70 ns), and a round reads dozens.
 _BETS = Awaiting.BETS
 _NOTHING = Awaiting.NOTHING
 _CARD = Awaiting.CARD
@@ -332,6 +334,22 @@ _HIT = Action.HIT
 _NO_CARD = Owed.NOTHING
 _HIT_CARD = Owed.HIT
 _DOUBLE_CARD = Owed.DOUBLE
+_SETTLEMENT_DUE = Awaiting.SETTLEMENT
+_STEP_OVER = Step.OVER
+_NO_HOLE_CARD = HoleCard.NONE
+_PHASE_OFFERS = Phase.OFFERS
+_STEP_INTERIM_OFFERS = Step.INTERIM_OFFERS
+_STEP_INTERIM = Step.INTERIM
+_EVEN_MONEY = OfferKind.EVEN_MONEY
+_INSURANCE = OfferKind.INSURANCE
+_SURRENDER = OfferKind.SURRENDER
+_RWS_SURRENDER = Surrender.RWS
+_PEEK = HoleCard.PEEK
+_DEALER_TURN = Phase.DEALER_TURN
+_STEP_SETTLEMENT = Step.SETTLEMENT
+_PLAYER_TURNS = Phase.PLAYER_TURNS
+_STEP_TURNS = Step.TURNS
+_STEP_DEALER = Step.DEALER
 _STEPS: dict[Step, Callable[[RoundState], bool]] = {
     Step.BETTING: _betting,
     Step.INITIAL_DEAL: _initial_deal,

@@ -37,6 +37,12 @@ __all__ = [
 
 #: The offers to follow the seated player.
 FOLLOWS = (OfferKind.FOLLOW_SPLIT, OfferKind.FOLLOW_DOUBLE)
+# Enum members as module names: on Python 3.11 reading a member off its class goes
+# through EnumType.__getattr__'s slow hook (about 70 ns), and a round reads dozens.
+_INSURANCE = OfferKind.INSURANCE
+_EVEN_MONEY = OfferKind.EVEN_MONEY
+_SURRENDER = OfferKind.SURRENDER
+_FOLLOW_DOUBLE = OfferKind.FOLLOW_DOUBLE
 
 
 def find(
@@ -108,23 +114,23 @@ def answer(state: RoundState, offer: Offer, *, accept: bool, amount: Decimal | N
                 player=offer.player, box=offer.box, hand=offer.hand, offer=str(offer.kind)
             )
         )
-    elif offer.kind is OfferKind.INSURANCE:
+    elif offer.kind is _INSURANCE:
         assert amount is not None
         box.insurance[offer.player] = amount
         events.append(InsuranceTaken(player=offer.player, box=offer.box, amount=amount))
-        _drop(state, offer.player, offer.box, OfferKind.EVEN_MONEY)
-    elif offer.kind is OfferKind.EVEN_MONEY:
+        _drop(state, offer.player, offer.box, _EVEN_MONEY)
+    elif offer.kind is _EVEN_MONEY:
         events.append(EvenMoneyTaken(player=offer.player, box=offer.box))
         wager = hand.wager_of(offer.player)
         assert wager is not None
         settle_wager(state, box, hand, wager, wager.stake, "even-money")
-        _drop(state, offer.player, offer.box, OfferKind.INSURANCE)
-    elif offer.kind is OfferKind.SURRENDER:
+        _drop(state, offer.player, offer.box, _INSURANCE)
+    elif offer.kind is _SURRENDER:
         hand.surrendered = True
         hand.finished = True
         events.append(PlayerSurrendered(box=box.number, hand=hand.number))
         surrender(state, box, hand)
-    elif offer.kind is OfferKind.FOLLOW_DOUBLE:
+    elif offer.kind is _FOLLOW_DOUBLE:
         assert offer.amount is not None
         wager = hand.wager_of(offer.player)
         assert wager is not None

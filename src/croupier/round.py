@@ -126,6 +126,10 @@ __all__ = [
 _C = TypeVar("_C", bound=Command)
 _Handler = Callable[["Round", Any, bool], None]
 _HANDLERS: dict[type[Command], _Handler] = {}
+# Enum members as module names: on Python 3.11 reading a member off its class goes
+# through EnumType.__getattr__'s slow hook (about 70 ns), and a round reads dozens.
+_ALL_STEPS = Automation.ALL
+_DECISION = Awaiting.DECISION
 
 
 def _handles(
@@ -162,7 +166,7 @@ class Round:
     ) -> None:
         if source is None:
             automation &= ~Automation.DEALING
-        full = automation is Automation.ALL
+        full = automation is _ALL_STEPS
         self._state = RoundState(
             rules,
             source,
@@ -491,7 +495,7 @@ class Round:
     def legal_actions(self) -> tuple[Action, ...]:
         """The actions the hand whose turn it is may take; empty when none waits."""
         cursor = self._state.cursor
-        return cursor.legal if cursor.awaiting is Awaiting.DECISION else ()
+        return cursor.legal if cursor.awaiting is _DECISION else ()
 
     def can_hit(self) -> bool:
         """Whether the hand whose turn it is may draw."""

@@ -137,6 +137,10 @@ class Owed(StrEnum):
     DOUBLE = "double"
 
 
+# Bound once: reading an Enum member off its class is slow on Python 3.11.
+_DECISION = Awaiting.DECISION
+
+
 @dataclass(slots=True)
 class Cursor:
     """Where the round's flow stands.
@@ -399,7 +403,7 @@ class RoundState:
     def current(self) -> tuple[Box, Hand] | None:
         """The box and hand whose seated player must decide, or ``None``."""
         cursor = self.cursor
-        if cursor.awaiting is not Awaiting.DECISION:
+        if cursor.awaiting is not _DECISION:
             return None
         box = self.boxes[cursor.box]
         return box, box.hands[cursor.hand]

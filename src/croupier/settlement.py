@@ -33,6 +33,9 @@ __all__ = [
     "surrender",
 ]
 
+# Bound once: reading an Enum member off its class is slow on Python 3.11.
+_SETTLED = Phase.SETTLED
+
 
 def money_zero(state: RoundState) -> Decimal:
     """Zero in the table's currency unit (``0.00``)."""
@@ -177,7 +180,7 @@ def final_settlement(state: RoundState, dealer_blackjack: bool, dealer_total: in
                 else:
                     net, outcome = -stake, "lose"
                 settle_wager(state, box, hand, wager, net, outcome)
-    state.phase = Phase.SETTLED
+    state.phase = _SETTLED
     state.events.append(RoundSettled(house_net=house_net(state)))
 
 

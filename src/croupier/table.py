@@ -24,6 +24,10 @@ from croupier.shoe import CardSource, CompositionCheck, ShuffledShoe
 
 __all__ = ["Table"]
 
+# The phases of a round that is over (bound once: reading an Enum member off its class
+# is slow on Python 3.11).
+_OVER = (Phase.SETTLED, Phase.VOID)
+
 
 class Table:
     """A table dealing rounds of one rule set from one card source.
@@ -61,7 +65,7 @@ class Table:
 
     def new_round(self) -> Round:
         """Open a new round ("Place your bets, please"), shuffling first if due."""
-        if self._round is not None and self._round.phase not in (Phase.SETTLED, Phase.VOID):
+        if self._round is not None and self._round.phase not in _OVER:
             raise IllegalActionError(
                 f"cannot open a round: the last one is not over (phase={self._round.phase.value})"
             )

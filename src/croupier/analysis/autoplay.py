@@ -61,6 +61,17 @@ _ACTIONS = {action.value: action for action in Action}
 _SURRENDER_OPTIONS = {"hit": 0.0, "stand": 0.0, "surrender": 0.0}
 _SURRENDER_OR_SPLIT_OPTIONS = {**_SURRENDER_OPTIONS, "split": 0.0}
 _OVER = (Phase.SETTLED, Phase.VOID)
+# Enum members as module names: on Python 3.11 reading a member off its class goes
+# through EnumType.__getattr__'s slow hook (about 70 ns), and a round reads dozens.
+_DECISION = Awaiting.DECISION
+_ANSWERS = Awaiting.ANSWERS
+_NOTHING = Awaiting.NOTHING
+_VOID = Phase.VOID
+_SURRENDER_OFFER = OfferKind.SURRENDER
+_HIT = Action.HIT
+_STAND = Action.STAND
+_DOUBLE = Action.DOUBLE
+_SPLIT = Action.SPLIT
 
 
 def point_index(card: Card) -> int:
@@ -189,15 +200,15 @@ class StrategyPlayer:
         cursor = state.cursor
         while True:
             awaiting = cursor.awaiting
-            if awaiting is Awaiting.DECISION:
+            if awaiting is _DECISION:
                 self.act(game, self.decide(game))
-            elif awaiting is Awaiting.ANSWERS:
+            elif awaiting is _ANSWERS:
                 self.answer_offers(game)
-            elif awaiting is Awaiting.NOTHING:
+            elif awaiting is _NOTHING:
                 break
             else:
                 raise RuntimeError(f"the round waits for what no player gives (phase={game.phase})")
-        if game.phase is Phase.VOID:
+        if game.phase is _VOID:
             raise RuntimeError(f"the round was voided: {game.void_reason}")
         return game.net_by_player()[self.player]
 
@@ -214,7 +225,7 @@ class StrategyPlayer:
             offer = state.offers[0]
             if offer.player != self.player or offer.box != self.box:
                 raise RuntimeError(f"an offer of {offer.kind.value} waits for {offer.player}")
-            if offer.kind is OfferKind.SURRENDER and self.surrenders_first(game):
+            if offer.kind is _SURRENDER_OFFER and self.surrenders_first(game):
                 game.surrender(box=self.box, player=self.player)
             else:
                 game.decline(self.player, self.box, offer.kind)
@@ -313,13 +324,13 @@ class StrategyPlayer:
     def act(self, game: Round, action: Action) -> Event:
         """Take ``action`` on the hand whose turn it is; returns its event."""
         player = self.player
-        if action is Action.HIT:
+        if action is _HIT:
             return game.hit(player)
-        if action is Action.STAND:
+        if action is _STAND:
             return game.stand(player)
-        if action is Action.DOUBLE:
+        if action is _DOUBLE:
             return game.double_down(player=player)
-        if action is Action.SPLIT:
+        if action is _SPLIT:
             return game.split(player)
         return game.surrender(player=player)
 
