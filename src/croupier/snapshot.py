@@ -29,6 +29,7 @@ croupier.snapshot.SnapshotError: the snapshot was taken under other rules: ... d
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -174,7 +175,7 @@ def read_snapshot(snapshot: object, rules: Rules, source: CardSource | None) -> 
     if not isinstance(snapshot, dict) or snapshot.get("format") != FORMAT:
         raise SnapshotError(f"not a round snapshot of format {FORMAT}")
     recorded = snapshot.get("rules")
-    current = rules.to_json()
+    current = _rules_json(rules)
     if recorded != current:
         differing = sorted(
             key
@@ -190,6 +191,12 @@ def read_snapshot(snapshot: object, rules: Rules, source: CardSource | None) -> 
         raise
     except (KeyError, TypeError, ValueError, InvalidOperation, AttributeError) as error:
         raise SnapshotError(f"damaged round snapshot: {error}") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_json(rules: Rules) -> dict[str, object]:
+    """``rules.to_json()``, kept: a server restores many rounds of few rule sets (read only)."""
+    return rules.to_json()
 
 
 def _cards(texts: list[str]) -> list[Card]:
