@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -79,6 +80,7 @@ class DealerTable:
             self.outcomes,
             self.leaves,
             out,
+            4 * numba.get_num_threads(),
         )
 
     @property

@@ -267,22 +267,44 @@ def _compute_dealer_batch(
     Returns the distributions, whether each row's shoe can exist, and per valuation
     (``(0, 0)`` for the main one, ``(pair, others out)`` for split hands) each hand's row.
     """
-    graph = hand_graph()
+    removed, by_valuation = _batch_rows(plan)
     base = full_shoe(decks)
     base[up] -= 1
+    shoes = base[None, :] - removed
+    feasible: npt.NDArray[np.bool_] = np.asarray((shoes >= 0).all(axis=1))
+    dealer = np.zeros((removed.shape[0], 7))
+    table = dealer_table(up, hits_soft_17)
+    if feasible.all():
+        table.fill(shoes, dealer)
+    else:
+        # A shoe that cannot exist (more of a rank out than the decks hold: with few
+        # decks, a third of the hands) is never valued: its row stays empty.
+        chosen = np.flatnonzero(feasible)
+        part = np.zeros((chosen.shape[0], 7))
+        table.fill(shoes[chosen], part)
+        dealer[chosen] = part
+    dealer.flags.writeable = False
+    return dealer, feasible, by_valuation
+
+
+#: The dealer batches (shared by every analysis, cached).
+_dealer_batch = _BatchCache(64)
+
+
+@functools.lru_cache(maxsize=16)
+def _batch_rows(
+    plan: tuple[tuple[int, int], ...],
+) -> tuple[npt.NDArray[np.int64], dict[tuple[int, int], npt.NDArray[np.int64]]]:
+    """The cards out of the shoe for every row of a batch, and each valuation's row per
+    hand (see :func:`_compute_dealer_batch`): the same for every up card and deck count."""
+    graph = hand_graph()
     node_keys = _node_keys()
     groups = [node_keys]
     for pair, out in plan:
         groups.append(node_keys[_descendants(graph.index_of((pair,)))] + (out << (6 * pair)))
     keys, rows = np.unique(np.concatenate(groups), return_inverse=True)
-    removed = (keys[:, None] >> (6 * np.arange(RANKS))) & 63
-    shoes = base[None, :] - removed
-    feasible: npt.NDArray[np.bool_] = np.asarray((shoes >= 0).all(axis=1))
-    shoes = np.maximum(shoes, 0)
-    dealer = np.zeros((keys.shape[0], 7))
-    table = dealer_table(up, hits_soft_17)
-    table.fill(shoes, dealer)
-    dealer.flags.writeable = False
+    removed: npt.NDArray[np.int64] = (keys[:, None] >> (6 * np.arange(RANKS))) & 63
+    removed.flags.writeable = False
     by_valuation: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
     size = graph.size
     by_valuation[(0, 0)] = rows[:size]
@@ -294,11 +316,9 @@ def _compute_dealer_batch(
         row_of[chosen] = rows[offset : offset + count]
         offset += count
         by_valuation[(pair, out)] = row_of
-    return dealer, feasible, by_valuation
-
-
-#: The dealer batches (shared by every analysis, cached).
-_dealer_batch = _BatchCache(64)
+    for row_of in by_valuation.values():
+        row_of.flags.writeable = False
+    return removed, by_valuation
 
 
 @functools.cache

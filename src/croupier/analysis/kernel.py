@@ -52,12 +52,14 @@ def distributions(
     outcomes: IntArray,
     leaves: int,
     out: FloatArray,
+    chunks: int,
 ) -> None:
     """Fill ``out[k]`` (7 outcomes) with the dealer's distribution for shoe ``shoes[k]``.
 
     The trie is :class:`~croupier.analysis.dealer.DealerTable`'s: its first ``leaves``
     nodes have children, in preorder; the leaves follow, grouped by outcome and size.
-    The leaf loop writes its ``LANES`` (8) sums out one by one.
+    The leaf loop writes its ``LANES`` (8) sums out one by one.  The shoes go in blocks
+    of ``LANES``, the blocks in ``chunks`` runs shared among the threads (a few a thread).
     """
     count = shoes.shape[0]
     nodes = ranks.shape[0]
@@ -75,73 +77,118 @@ def distributions(
         outcome = outcomes[node]
         target[node] = (outcome * _DEPTH + sizes[node]) * LANES if outcome >= 0 else -1
     blocks = (count + LANES - 1) // LANES
-    for block in numba.prange(blocks):
-        start = block * LANES
-        width = min(LANES, count - start)
+    # A few chunks of blocks a thread, each with its own scratch, made once: zeroing
+    # fresh arrays for every block of eight shoes cost a tenth of the time.
+    chunks = max(1, min(blocks, chunks))
+    for chunk in numba.prange(chunks):
         falling = np.ones(10 * _DEPTH * LANES)
         inverse = np.ones((_DEPTH, LANES))
-        for lane in range(width):
-            shoe = shoes[start + lane]
-            total = 0
-            for rank in range(10):
-                total += shoe[rank]
-                value = 1.0
-                for k in range(1, most[rank] + 1):
-                    value *= shoe[rank] - k + 1
-                    falling[(rank * _DEPTH + k) * LANES + lane] = value if value > 0.0 else 0.0
-            value = 1.0
-            for k in range(1, deepest + 1):
-                remaining = total - k + 1
-                value = value / remaining if remaining > 0 else 0.0
-                inverse[k, lane] = value
-        # Per outcome and number of cards drawn; divided by the falling shoe size at the end.
         sums = np.zeros(7 * _DEPTH * LANES)
-        products = np.empty(max(leaves, 1) * LANES)
+        products = np.ones(max(leaves, 1) * LANES)
+        for block in range(chunk * blocks // chunks, (chunk + 1) * blocks // chunks):
+            _block(
+                shoes,
+                block * LANES,
+                most,
+                deepest,
+                factor,
+                target,
+                parents,
+                orders,
+                leaves,
+                nodes,
+                falling,
+                inverse,
+                sums,
+                products,
+                out,
+            )
+
+
+@numba.njit(cache=True, fastmath=True, inline="always")
+def _block(
+    shoes: IntArray,
+    start: int,
+    most: IntArray,
+    deepest: int,
+    factor: IntArray,
+    target: IntArray,
+    parents: IntArray,
+    orders: FloatArray,
+    leaves: int,
+    nodes: int,
+    falling: FloatArray,
+    inverse: FloatArray,
+    sums: FloatArray,
+    products: FloatArray,
+    out: FloatArray,
+) -> None:
+    """One block of up to ``LANES`` shoes from ``start``, into ``out``, on given scratch.
+
+    Lanes past the last shoe keep the previous block's figures; nothing reads them.
+    """
+    count = shoes.shape[0]
+    width = min(LANES, count - start)
+    for lane in range(width):
+        shoe = shoes[start + lane]
+        total = 0
+        for rank in range(10):
+            total += shoe[rank]
+            value = 1.0
+            for k in range(1, most[rank] + 1):
+                value *= shoe[rank] - k + 1
+                falling[(rank * _DEPTH + k) * LANES + lane] = value if value > 0.0 else 0.0
+        value = 1.0
+        for k in range(1, deepest + 1):
+            remaining = total - k + 1
+            value = value / remaining if remaining > 0 else 0.0
+            inverse[k, lane] = value
+    # Per outcome and number of cards drawn; divided by the falling shoe size at the end.
+    for index in range(7 * _DEPTH * LANES):
+        sums[index] = 0.0
+    for node in range(1, leaves):
+        here = node * LANES
+        parent = parents[node] * LANES
+        f = factor[node]
         for lane in range(LANES):
-            products[lane] = 1.0
-        for node in range(1, leaves):
-            here = node * LANES
+            products[here + lane] = products[parent + lane] * falling[f + lane]
+        t = target[node]
+        if t >= 0:
+            weight = orders[node]
+            for lane in range(LANES):
+                sums[t + lane] += weight * products[here + lane]
+    # The leaves, a run of one outcome and size at a time, summed in registers.
+    node = leaves
+    while node < nodes:
+        t = target[node]
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+        while node < nodes and target[node] == t:
             parent = parents[node] * LANES
             f = factor[node]
-            for lane in range(LANES):
-                products[here + lane] = products[parent + lane] * falling[f + lane]
-            t = target[node]
-            if t >= 0:
-                weight = orders[node]
-                for lane in range(LANES):
-                    sums[t + lane] += weight * products[here + lane]
-        # The leaves, a run of one outcome and size at a time, summed in registers.
-        node = leaves
-        while node < nodes:
-            t = target[node]
-            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-            while node < nodes and target[node] == t:
-                parent = parents[node] * LANES
-                f = factor[node]
-                weight = orders[node]
-                a0 += weight * products[parent] * falling[f]
-                a1 += weight * products[parent + 1] * falling[f + 1]
-                a2 += weight * products[parent + 2] * falling[f + 2]
-                a3 += weight * products[parent + 3] * falling[f + 3]
-                a4 += weight * products[parent + 4] * falling[f + 4]
-                a5 += weight * products[parent + 5] * falling[f + 5]
-                a6 += weight * products[parent + 6] * falling[f + 6]
-                a7 += weight * products[parent + 7] * falling[f + 7]
-                node += 1
-            sums[t] += a0
-            sums[t + 1] += a1
-            sums[t + 2] += a2
-            sums[t + 3] += a3
-            sums[t + 4] += a4
-            sums[t + 5] += a5
-            sums[t + 6] += a6
-            sums[t + 7] += a7
-        for lane in range(width):
-            for outcome in range(7):
-                chance = 0.0
-                for size in range(1, deepest + 1):
-                    chance += sums[(outcome * _DEPTH + size) * LANES + lane] * inverse[size, lane]
-                out[start + lane, outcome] = chance
+            weight = orders[node]
+            a0 += weight * products[parent] * falling[f]
+            a1 += weight * products[parent + 1] * falling[f + 1]
+            a2 += weight * products[parent + 2] * falling[f + 2]
+            a3 += weight * products[parent + 3] * falling[f + 3]
+            a4 += weight * products[parent + 4] * falling[f + 4]
+            a5 += weight * products[parent + 5] * falling[f + 5]
+            a6 += weight * products[parent + 6] * falling[f + 6]
+            a7 += weight * products[parent + 7] * falling[f + 7]
+            node += 1
+        sums[t] += a0
+        sums[t + 1] += a1
+        sums[t + 2] += a2
+        sums[t + 3] += a3
+        sums[t + 4] += a4
+        sums[t + 5] += a5
+        sums[t + 6] += a6
+        sums[t + 7] += a7
+    for lane in range(width):
+        for outcome in range(7):
+            chance = 0.0
+            for size in range(1, deepest + 1):
+                chance += sums[(outcome * _DEPTH + size) * LANES + lane] * inverse[size, lane]
+            out[start + lane, outcome] = chance
 
 
 @numba.njit(cache=True, nogil=True)
