@@ -103,31 +103,38 @@ def _dealer_stands(hard: int, has_ace: bool, hits_soft_17: bool) -> int:
 @functools.cache
 def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
     """The terminal multisets of the dealer's draws from up card ``up`` (cached)."""
+    # Every order of drawing reaches a multiset of drawn cards; whether the dealer stands
+    # on it depends on the multiset alone.  So the orders that end on a multiset (none
+    # of whose first cards already stood) are counted a size at a time, from the
+    # multisets he still draws on, rather than walking every order.
     orders: dict[tuple[int, ...], int] = {}
     outcome_of: dict[tuple[int, ...], int] = {}
-
-    def walk(hard: int, has_ace: bool, drawn: list[int]) -> None:
-        final = _dealer_stands(hard, has_ace, hits_soft_17)
-        if final >= 0:
-            counts = [0] * RANKS
-            for rank in drawn:
+    drawing: dict[tuple[int, ...], tuple[int, bool, int]] = {(0,) * RANKS: (up + 1, up == ACE, 1)}
+    size = 0
+    while drawing:
+        size += 1
+        grown: dict[tuple[int, ...], tuple[int, bool, int]] = {}
+        for key, (hard, has_ace, ways) in drawing.items():
+            for rank in range(RANKS):
+                counts = list(key)
                 counts[rank] += 1
-            key = tuple(counts)
-            if len(drawn) == 1 and final == 21:
-                outcome = BLACKJACK
-            elif final > 21:
-                outcome = BUST
-            else:
-                outcome = final - 17
-            orders[key] = orders.get(key, 0) + 1
-            outcome_of[key] = outcome
-            return
-        for rank in range(RANKS):
-            drawn.append(rank)
-            walk(hard + rank + 1, has_ace or rank == ACE, drawn)
-            drawn.pop()
-
-    walk(up + 1, up == ACE, [])
+                new = tuple(counts)
+                new_hard = hard + rank + 1
+                new_ace = has_ace or rank == ACE
+                final = _dealer_stands(new_hard, new_ace, hits_soft_17)
+                if final < 0:
+                    known = grown.get(new)
+                    grown[new] = (new_hard, new_ace, ways + (known[2] if known else 0))
+                    continue
+                if size == 1 and final == 21:
+                    outcome = BLACKJACK
+                elif final > 21:
+                    outcome = BUST
+                else:
+                    outcome = final - 17
+                orders[new] = orders.get(new, 0) + ways
+                outcome_of[new] = outcome
+        drawing = grown
     # The trie of the multisets, each a path of (rank, multiplicity) steps, ranks falling.
     paths = sorted(
         tuple((rank, key[rank]) for rank in reversed(range(RANKS)) if key[rank]) for key in orders
