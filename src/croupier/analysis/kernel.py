@@ -39,6 +39,9 @@ BoolArray = npt.NDArray[np.bool_]
 LANES = 8
 #: The most cards of one rank, or in all, the dealer can draw (H17 from an Ace: 11 Aces).
 _DEPTH = 24
+#: ``LANES`` and the lane offsets as unsigned integers (indices Numba need not wrap).
+_LANES = np.uint64(LANES)
+_1, _2, _3, _4, _5, _6, _7 = (np.uint64(lane) for lane in range(1, 8))
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True)
@@ -146,34 +149,39 @@ def _block(
     # Per outcome and number of cards drawn; divided by the falling shoe size at the end.
     for index in range(7 * _DEPTH * LANES):
         sums[index] = 0.0
+    # Indices as unsigned integers: Numba then does not guard each one against being
+    # negative (Python's wraparound), and the loops run about a seventh faster.
     for node in range(1, leaves):
-        here = node * LANES
-        parent = parents[node] * LANES
-        f = factor[node]
+        here = np.uint64(node) * _LANES
+        parent = np.uint64(parents[node]) * _LANES
+        f = np.uint64(factor[node])
         for lane in range(LANES):
-            products[here + lane] = products[parent + lane] * falling[f + lane]
+            products[here + np.uint64(lane)] = (
+                products[parent + np.uint64(lane)] * falling[f + np.uint64(lane)]
+            )
         t = target[node]
         if t >= 0:
             weight = orders[node]
+            first = np.uint64(t)
             for lane in range(LANES):
-                sums[t + lane] += weight * products[here + lane]
+                sums[first + np.uint64(lane)] += weight * products[here + np.uint64(lane)]
     # The leaves, a run of one outcome and size at a time, summed in registers.
     node = leaves
     while node < nodes:
         t = target[node]
         a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
         while node < nodes and target[node] == t:
-            parent = parents[node] * LANES
-            f = factor[node]
+            parent = np.uint64(parents[node]) * _LANES
+            f = np.uint64(factor[node])
             weight = orders[node]
             a0 += weight * products[parent] * falling[f]
-            a1 += weight * products[parent + 1] * falling[f + 1]
-            a2 += weight * products[parent + 2] * falling[f + 2]
-            a3 += weight * products[parent + 3] * falling[f + 3]
-            a4 += weight * products[parent + 4] * falling[f + 4]
-            a5 += weight * products[parent + 5] * falling[f + 5]
-            a6 += weight * products[parent + 6] * falling[f + 6]
-            a7 += weight * products[parent + 7] * falling[f + 7]
+            a1 += weight * products[parent + _1] * falling[f + _1]
+            a2 += weight * products[parent + _2] * falling[f + _2]
+            a3 += weight * products[parent + _3] * falling[f + _3]
+            a4 += weight * products[parent + _4] * falling[f + _4]
+            a5 += weight * products[parent + _5] * falling[f + _5]
+            a6 += weight * products[parent + _6] * falling[f + _6]
+            a7 += weight * products[parent + _7] * falling[f + _7]
             node += 1
         sums[t] += a0
         sums[t + 1] += a1
