@@ -2,7 +2,7 @@
 
 The work against one up card comes in two passes.  ``distributions`` computes the
 dealer's outcome distribution for every shoe the analysis will meet (each a base
-shoe less one hand's cards), eight shoes at a time in lock step down the dealer's
+shoe less one hand's cards), 64 shoes at a time in lock step down the dealer's
 trie, the blocks spread over the cores.  ``value_hands`` then values every hand
 from those distributions: the expected result of standing, of hitting and playing
 on, of doubling, and the best of standing and hitting.
@@ -35,13 +35,14 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-#: Shoes computed together down the trie.
-LANES = 8
+#: Shoes computed together down the trie: every step of the walk is then one loop over
+#: 64 neighbouring figures, which the compiler turns into vector instructions (half the
+#: time of 8 shoes summed in scalar registers; 16 or 32 gain little, 128 no more).
+LANES = 64
 #: The most cards of one rank, or in all, the dealer can draw (H17 from an Ace: 11 Aces).
 _DEPTH = 24
-#: ``LANES`` and the lane offsets as unsigned integers (indices Numba need not wrap).
+#: ``LANES`` as an unsigned integer (indices Numba need not wrap).
 _LANES = np.uint64(LANES)
-_1, _2, _3, _4, _5, _6, _7 = (np.uint64(lane) for lane in range(1, 8))
 
 
 @numba.njit(cache=True, parallel=True, fastmath=True)
@@ -61,7 +62,7 @@ def distributions(
 
     The trie is :class:`~croupier.analysis.dealer.DealerTable`'s: its first ``leaves``
     nodes have children, in preorder; the leaves follow, grouped by outcome and size.
-    The leaf loop writes its ``LANES`` (8) sums out one by one.  The shoes go in blocks
+    The leaves of one outcome and size are summed apart, then added.  The shoes go in blocks
     of ``LANES``, the blocks in ``chunks`` runs shared among the threads (a few a thread).
     """
     count = shoes.shape[0]
@@ -81,13 +82,14 @@ def distributions(
         target[node] = (outcome * _DEPTH + sizes[node]) * LANES if outcome >= 0 else -1
     blocks = (count + LANES - 1) // LANES
     # A few chunks of blocks a thread, each with its own scratch, made once: zeroing
-    # fresh arrays for every block of eight shoes cost a tenth of the time.
+    # fresh arrays for every block of shoes cost a tenth of the time.
     chunks = max(1, min(blocks, chunks))
     for chunk in numba.prange(chunks):
         falling = np.ones(10 * _DEPTH * LANES)
         inverse = np.ones((_DEPTH, LANES))
         sums = np.zeros(7 * _DEPTH * LANES)
         products = np.ones(max(leaves, 1) * LANES)
+        run = np.zeros(LANES)
         for block in range(chunk * blocks // chunks, (chunk + 1) * blocks // chunks):
             _block(
                 shoes,
@@ -104,6 +106,7 @@ def distributions(
                 inverse,
                 sums,
                 products,
+                run,
                 out,
             )
 
@@ -124,6 +127,7 @@ def _block(
     inverse: FloatArray,
     sums: FloatArray,
     products: FloatArray,
+    run: FloatArray,
     out: FloatArray,
 ) -> None:
     """One block of up to ``LANES`` shoes from ``start``, into ``out``, on given scratch.
@@ -165,32 +169,25 @@ def _block(
             first = np.uint64(t)
             for lane in range(LANES):
                 sums[first + np.uint64(lane)] += weight * products[here + np.uint64(lane)]
-    # The leaves, a run of one outcome and size at a time, summed in registers.
-    node = leaves
-    while node < nodes:
+    # The leaves, a run of one outcome and size at a time, summed apart, then added.
+    node = np.uint64(leaves)
+    end = np.uint64(nodes)
+    while node < end:
         t = target[node]
-        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-        while node < nodes and target[node] == t:
+        for lane in range(LANES):
+            run[lane] = 0.0
+        while node < end and target[node] == t:
             parent = np.uint64(parents[node]) * _LANES
             f = np.uint64(factor[node])
             weight = orders[node]
-            a0 += weight * products[parent] * falling[f]
-            a1 += weight * products[parent + _1] * falling[f + _1]
-            a2 += weight * products[parent + _2] * falling[f + _2]
-            a3 += weight * products[parent + _3] * falling[f + _3]
-            a4 += weight * products[parent + _4] * falling[f + _4]
-            a5 += weight * products[parent + _5] * falling[f + _5]
-            a6 += weight * products[parent + _6] * falling[f + _6]
-            a7 += weight * products[parent + _7] * falling[f + _7]
-            node += 1
-        sums[t] += a0
-        sums[t + 1] += a1
-        sums[t + 2] += a2
-        sums[t + 3] += a3
-        sums[t + 4] += a4
-        sums[t + 5] += a5
-        sums[t + 6] += a6
-        sums[t + 7] += a7
+            for lane in range(LANES):
+                run[lane] += (
+                    weight * products[parent + np.uint64(lane)] * falling[f + np.uint64(lane)]
+                )
+            node += np.uint64(1)
+        first = np.uint64(t)
+        for lane in range(LANES):
+            sums[first + np.uint64(lane)] += run[lane]
     for lane in range(width):
         for outcome in range(7):
             chance = 0.0
