@@ -170,21 +170,21 @@ def _block(
             for lane in range(LANES):
                 sums[first + np.uint64(lane)] += weight * products[here + np.uint64(lane)]
     # The leaves, a run of one outcome and size at a time, summed apart, then added.
-    node = np.uint64(leaves)
+    leaf = np.uint64(leaves)
     end = np.uint64(nodes)
-    while node < end:
-        t = target[node]
+    while leaf < end:
+        t = target[leaf]
         for lane in range(LANES):
             run[lane] = 0.0
-        while node < end and target[node] == t:
-            parent = np.uint64(parents[node]) * _LANES
-            f = np.uint64(factor[node])
-            weight = orders[node]
+        while leaf < end and target[leaf] == t:
+            parent = np.uint64(parents[leaf]) * _LANES
+            f = np.uint64(factor[leaf])
+            weight = orders[leaf]
             for lane in range(LANES):
                 run[lane] += (
                     weight * products[parent + np.uint64(lane)] * falling[f + np.uint64(lane)]
                 )
-            node += np.uint64(1)
+            leaf += np.uint64(1)
         first = np.uint64(t)
         for lane in range(LANES):
             sums[first + np.uint64(lane)] += run[lane]
