@@ -151,6 +151,9 @@ def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> 
 
 
 def test_no_progress_on_stderr_that_is_not_a_terminal() -> None:
+    from croupier.analysis.native import use_compiled
+
+    use_compiled()  # built before: the first build says so on stderr, once
     result = CliRunner().invoke(cli, ["edge", "--rules", "casino-to-go", "--json"])
     assert result.exit_code == 0
     assert "Computing" not in result.stderr  # the time taken only, on one line

@@ -22,11 +22,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
-from croupier.analysis.kernel import distributions
+from croupier.analysis.native import kernels
 from croupier.analysis.shoe import ACE, RANKS, Counts
 
 __all__ = [
@@ -70,7 +69,7 @@ class DealerTable:
 
     def fill(self, shoes: IntArray, out: FloatArray) -> None:
         """Fill ``out[k]`` with the dealer's distribution for each shoe ``shoes[k]``."""
-        distributions(
+        kernels().distributions(
             np.ascontiguousarray(shoes, dtype=np.int64),
             self.ranks,
             self.multiplicities,
@@ -80,7 +79,6 @@ class DealerTable:
             self.outcomes,
             self.leaves,
             out,
-            4 * numba.get_num_threads(),
         )
 
     @property

@@ -39,20 +39,10 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from croupier.analysis.columns import DEALER_OUTCOMES, DOUBLE, HIT, RESULTS, STAND
 from croupier.analysis.dealer import dealer_table
 from croupier.analysis.hands import hand_graph
-from croupier.analysis.kernel import (
-    DEALER_OUTCOMES,
-    DOUBLE,
-    HIT,
-    RESULTS,
-    STAND,
-    busts_with_blackjack,
-    conditional_means,
-    conditional_results,
-    hand_outcomes,
-    value_hands,
-)
+from croupier.analysis.native import kernels
 from croupier.analysis.shoe import ACE, RANKS, TEN, Counts, full_shoe
 from croupier.rules import DealerBlackjackTakes, DoubleOn, HoleCard, Rules, SplitMatch, Surrender
 
@@ -332,17 +322,10 @@ def _node_keys() -> npt.NDArray[np.int64]:
 
 @functools.cache
 def _descendants(root: int) -> npt.NDArray[np.bool_]:
-    graph = hand_graph()
-    mask = np.zeros(graph.size, dtype=np.bool_)
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if mask[node]:
-            continue
-        mask[node] = True
-        for grown in graph.child[node]:
-            if grown >= 0 and not mask[grown]:
-                stack.append(int(grown))
+    """The hands grown from hand ``root``: every hand holding its cards (the graph holds
+    every hand of hard total 21 or less, so each is reached from any of its parts)."""
+    counts = hand_graph().counts
+    mask: npt.NDArray[np.bool_] = (counts >= counts[root]).all(axis=1)
     mask.flags.writeable = False
     return mask
 
@@ -411,20 +394,22 @@ class _UpCardAnalysis:
             # number of hands, whose value the resplit formula then takes exactly.
             first = self._split_valuation(pair, 1)
             policy = np.where(first.hit > first.stand, 1, 0).astype(np.int64)
+        # One block for the six arrays: each row a contiguous array the kernel fills.
+        stand, stand_doubled, hit, best, double, blackjack = np.zeros((6, size))
         valuation = _Valuation(
-            stand=np.zeros(size),
-            stand_doubled=np.zeros(size),
-            hit=np.zeros(size),
-            best=np.zeros(size),
-            double=np.zeros(size),
-            blackjack=np.zeros(size),
+            stand=stand,
+            stand_doubled=stand_doubled,
+            hit=hit,
+            best=best,
+            double=double,
+            blackjack=blackjack,
             mask=mask,
             policy=policy,
             out=out,
         )
         base = self.base.copy()
         base[pair] -= out
-        value_hands(
+        kernels().value_hands(
             base,
             graph.counts,
             graph.total,
@@ -586,7 +571,7 @@ class _UpCardAnalysis:
         double = np.zeros(graph.size)
         base = self.base.copy()
         base[pair] -= out
-        busts_with_blackjack(
+        kernels().busts_with_blackjack(
             base,
             graph.counts,
             graph.total,
@@ -847,7 +832,7 @@ class _UpCardAnalysis:
             table = np.zeros((graph.size, 20))
             base = self.base.copy()
             base[pair] -= out
-            hand_outcomes(
+            kernels().hand_outcomes(
                 base,
                 graph.counts,
                 graph.total,
@@ -872,7 +857,7 @@ class _UpCardAnalysis:
             table = np.zeros((graph.size, 5 * DEALER_OUTCOMES))
             base = self.base.copy()
             base[pair] -= out
-            conditional_means(
+            kernels().conditional_means(
                 base,
                 graph.counts,
                 graph.total,
@@ -1012,7 +997,7 @@ class _UpCardAnalysis:
         table = np.empty((graph.size, 5, DEALER_OUTCOMES, RESULTS))
         base = self.base.copy()
         base[pair] -= 1
-        conditional_results(
+        kernels().conditional_results(
             base,
             graph.counts,
             graph.total,

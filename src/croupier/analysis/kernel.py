@@ -3,7 +3,7 @@
 The work against one up card comes in two passes.  ``distributions`` computes the
 dealer's outcome distribution for every shoe the analysis will meet (each a base
 shoe less one hand's cards), 64 shoes at a time in lock step down the dealer's
-trie, the blocks spread over the cores.  ``value_hands`` then values every hand
+trie (the callers spread the shoes over threads).  ``value_hands`` then values every hand
 from those distributions: the expected result of standing, of hitting and playing
 on, of doubling, and the best of standing and hitting.
 
@@ -19,10 +19,19 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from croupier.analysis.columns import (
+    DEALER_OUTCOMES,
+    DOUBLE,
+    HIT,
+    LANES,
+    PLAYED,
+    RESULTS,
+    STAND,
+    STANDING_DOUBLED,
+)
+
 __all__ = [
-    "DEALER_OUTCOMES",
     "LANES",
-    "RESULTS",
     "busts_with_blackjack",
     "conditional_means",
     "conditional_results",
@@ -35,17 +44,13 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-#: Shoes computed together down the trie: every step of the walk is then one loop over
-#: 64 neighbouring figures, which the compiler turns into vector instructions (half the
-#: time of 8 shoes summed in scalar registers; 16 or 32 gain little, 128 no more).
-LANES = 64
 #: The most cards of one rank, or in all, the dealer can draw (H17 from an Ace: 11 Aces).
 _DEPTH = 24
 #: ``LANES`` as an unsigned integer (indices Numba need not wrap).
 _LANES = np.uint64(LANES)
 
 
-@numba.njit(cache=True, parallel=True, fastmath=True)
+@numba.njit(cache=True, nogil=True, fastmath=True)
 def distributions(
     shoes: IntArray,
     ranks: IntArray,
@@ -56,59 +61,82 @@ def distributions(
     outcomes: IntArray,
     leaves: int,
     out: FloatArray,
-    chunks: int,
 ) -> None:
     """Fill ``out[k]`` (7 outcomes) with the dealer's distribution for shoe ``shoes[k]``.
 
     The trie is :class:`~croupier.analysis.dealer.DealerTable`'s: its first ``leaves``
     nodes have children, in preorder; the leaves follow, grouped by outcome and size.
-    The leaves of one outcome and size are summed apart, then added.  The shoes go in blocks
-    of ``LANES``, the blocks in ``chunks`` runs shared among the threads (a few a thread).
+    The leaves of one outcome and size are summed apart, then added.  The shoes go in
+    blocks of ``LANES``.  The GIL is released: callers spread the rows over threads
+    (a shoe's figures do not depend on which call or lane computes them).
     """
-    count = shoes.shape[0]
+    most, deepest, factor, target = _layout(ranks, multiplicities, sizes, outcomes)
+    blocks = (shoes.shape[0] + LANES - 1) // LANES
+    _blocks(shoes, 0, blocks, most, deepest, factor, target, parents, orders, leaves, out)
+
+
+@numba.njit(cache=True)
+def _layout(
+    ranks: IntArray, multiplicities: IntArray, sizes: IntArray, outcomes: IntArray
+) -> tuple[IntArray, int, IntArray, IntArray]:
+    """The most cards of each rank the trie draws, the most in all, and each node's flat
+    offsets: of its falling factorial, and of the sum its multiset adds to."""
     nodes = ranks.shape[0]
-    # The most cards of each rank, and in all, that the trie draws.
     most = np.zeros(10, dtype=np.int64)
     deepest = 0
     for node in range(nodes):
         most[ranks[node]] = max(most[ranks[node]], multiplicities[node])
         deepest = max(deepest, sizes[node])
-    # Flat offsets: each node's falling factorial and the sum its multiset adds to.
     factor = np.empty(nodes, dtype=np.int64)
     target = np.empty(nodes, dtype=np.int64)
     for node in range(nodes):
         factor[node] = (ranks[node] * _DEPTH + multiplicities[node]) * LANES
         outcome = outcomes[node]
         target[node] = (outcome * _DEPTH + sizes[node]) * LANES if outcome >= 0 else -1
-    blocks = (count + LANES - 1) // LANES
-    # A few chunks of blocks a thread, each with its own scratch, made once: zeroing
-    # fresh arrays for every block of shoes cost a tenth of the time.
-    chunks = max(1, min(blocks, chunks))
-    for chunk in numba.prange(chunks):
-        falling = np.ones(10 * _DEPTH * LANES)
-        inverse = np.ones((_DEPTH, LANES))
-        sums = np.zeros(7 * _DEPTH * LANES)
-        products = np.ones(max(leaves, 1) * LANES)
-        run = np.zeros(LANES)
-        for block in range(chunk * blocks // chunks, (chunk + 1) * blocks // chunks):
-            _block(
-                shoes,
-                block * LANES,
-                most,
-                deepest,
-                factor,
-                target,
-                parents,
-                orders,
-                leaves,
-                nodes,
-                falling,
-                inverse,
-                sums,
-                products,
-                run,
-                out,
-            )
+    return most, deepest, factor, target
+
+
+@numba.njit(cache=True, fastmath=True)
+def _blocks(
+    shoes: IntArray,
+    first: int,
+    last: int,
+    most: IntArray,
+    deepest: int,
+    factor: IntArray,
+    target: IntArray,
+    parents: IntArray,
+    orders: FloatArray,
+    leaves: int,
+    out: FloatArray,
+) -> None:
+    """Blocks ``first`` to ``last`` (exclusive) of ``LANES`` shoes, on scratch made once
+    (zeroing fresh arrays for every block cost a tenth of the time)."""
+    nodes = parents.shape[0]
+    falling = np.ones(10 * _DEPTH * LANES)
+    inverse = np.ones((_DEPTH, LANES))
+    sums = np.zeros(7 * _DEPTH * LANES)
+    products = np.ones(max(leaves, 1) * LANES)
+    run = np.zeros(LANES)
+    for block in range(first, last):
+        _block(
+            shoes,
+            block * LANES,
+            most,
+            deepest,
+            factor,
+            target,
+            parents,
+            orders,
+            leaves,
+            nodes,
+            falling,
+            inverse,
+            sums,
+            products,
+            run,
+            out,
+        )
 
 
 @numba.njit(cache=True, fastmath=True, inline="always")
@@ -352,10 +380,6 @@ def busts_with_blackjack(
         played[node] = 0.0 if stands[node] else hit_chance
 
 
-#: Columns of :func:`hand_outcomes`: each block is (win, stand-off, loss, mean square).
-PLAYED, STANDING_DOUBLED, HIT, DOUBLE, STAND = 0, 4, 8, 12, 16
-
-
 @numba.njit(cache=True, nogil=True)
 def hand_outcomes(
     base: IntArray,
@@ -444,10 +468,6 @@ def hand_outcomes(
             out[node, PLAYED + k] = out[node, source + k]
 
 
-#: Dealer outcomes a hand's result is conditioned on: 17 to 21, bust, blackjack.
-DEALER_OUTCOMES = 7
-
-
 @numba.njit(cache=True, nogil=True)
 def conditional_means(
     base: IntArray,
@@ -507,10 +527,6 @@ def conditional_means(
         source = stand if stands[node] else hit
         for d in range(DEALER_OUTCOMES):
             out[node, played + d] = out[node, source + d]
-
-
-#: Results a hand can have given the dealer's outcome, per unit initial bet: -2 to 2.
-RESULTS = 5
 
 
 @numba.njit(cache=True, nogil=True)

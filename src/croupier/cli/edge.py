@@ -8,6 +8,7 @@ import click
 
 from croupier.cli.shared import (
     apply_changes,
+    compiled_math,
     echo_json,
     echo_timing,
     json_option,
@@ -58,6 +59,7 @@ def _computed(rules: Rules) -> ParSheet:
 
     from croupier.analysis.report import par_sheet, reporting_progress
 
+    compiled_math()
     if not sys.stderr.isatty():
         return par_sheet(rules)
     title = "Computing the exact return"

@@ -168,3 +168,15 @@ def echo_json(data: object) -> None:
 def echo_timing(text: str) -> None:
     """A timing, on stderr: it differs from run to run, so it stays out of the report."""
     click.echo(text, err=True)
+
+
+def compiled_math() -> None:
+    """Run the exact math on its ahead-of-time build (:mod:`croupier.analysis.native`),
+    which a new process loads without Numba; the first time, say on stderr that it is
+    being compiled.  Where it cannot be built, Numba's build runs (the same figures)."""
+    from croupier.analysis.native import use_compiled
+
+    def show(step: str) -> None:
+        click.echo(f"croupier: {step} ...", err=True)
+
+    use_compiled(show)

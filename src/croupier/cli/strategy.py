@@ -15,6 +15,7 @@ file or a pipe it is plain text; ``--json`` gives its rows of codes.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import NoReturn
 
@@ -23,6 +24,7 @@ import click
 from croupier.cli.shared import (
     UserError,
     apply_changes,
+    compiled_math,
     echo_json,
     json_option,
     preset_option,
@@ -87,6 +89,12 @@ def strategy(
     from croupier.analysis.chart import render_html, render_plain, render_svg, render_text
     from croupier.analysis.strategy import derive_strategy
 
+    # A file that cannot be written is refused before the chart is computed.
+    if output is not None and not output.parent.is_dir():
+        _fail(f"cannot write {output}: no folder {output.parent}")
+    if output is not None and not os.access(output.parent, os.W_OK):
+        _fail(f"cannot write {output}: the folder {output.parent} is not writable")
+    compiled_math()
     try:
         chart = derive_strategy(rules)
     except CroupierError as error:

@@ -31,6 +31,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from croupier.cache import cache_dir
 from croupier.errors import BetError
 from croupier.money import parse_amount
 
@@ -105,13 +106,8 @@ class Share:
 
 
 def default_cache_dir() -> Path:
-    """Where figures are cached: ``CROUPIER_CACHE_DIR``, else ``croupier`` in the user's
-    cache folder (``XDG_CACHE_HOME``, else ``~/.cache``)."""
-    chosen = os.environ.get("CROUPIER_CACHE_DIR")
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "croupier"
+    """Where figures are cached: :func:`croupier.cache.cache_dir`."""
+    return cache_dir()
 
 
 def _default_tables() -> tuple[TableConfig, ...]:

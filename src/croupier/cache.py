@@ -1,0 +1,25 @@
+"""Where croupier keeps what it can compute again: one folder a user can write.
+
+>>> import os
+>>> os.environ["CROUPIER_CACHE_DIR"] = "/tmp/croupier-cache"
+>>> cache_dir()
+PosixPath('/tmp/croupier-cache')
+>>> del os.environ["CROUPIER_CACHE_DIR"]
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["cache_dir"]
+
+
+def cache_dir() -> Path:
+    """``CROUPIER_CACHE_DIR``, else ``croupier`` in the user's cache folder
+    (``XDG_CACHE_HOME``, else ``~/.cache``)."""
+    chosen = os.environ.get("CROUPIER_CACHE_DIR")
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "croupier"
