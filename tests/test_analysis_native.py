@@ -43,23 +43,19 @@ def _report(cache: Path, preset: str) -> tuple[dict[str, object], str]:
     return json.loads(done.stdout), done.stderr
 
 
-def _numba_only(cache: Path) -> Path:
+def _numba_only(cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cache folder where the compiled build is known not to build: Numba's runs."""
-    folder = subprocess.run(
-        [sys.executable, "-c", "from croupier.analysis import native; print(native.compiled_folder())"],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=dict(os.environ, CROUPIER_CACHE_DIR=str(cache)),
-    ).stdout.strip()
-    Path(folder).mkdir(parents=True)
-    (Path(folder) / "failed.txt").write_text("no build, for the test\n")
+    with monkeypatch.context() as patched:
+        patched.setenv("CROUPIER_CACHE_DIR", str(cache))
+        folder = native.compiled_folder()
+    folder.mkdir(parents=True)
+    (folder / "failed.txt").write_text("no build, for the test\n")
     return cache
 
 
 @pytest.mark.slow
 def test_compiled_build_is_made_once_loads_without_numba_and_gives_numbas_figures(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first process builds (and says so on stderr), the next loads the build;
     neither imports Numba, and every figure of the report (the live preset: main game,
@@ -71,7 +67,7 @@ def test_compiled_build_is_made_once_loads_without_numba_and_gives_numbas_figure
     assert "progress" not in second_stderr
     assert built["compiled"] is True and again["compiled"] is True
     assert built["numba"] is False and again["numba"] is False
-    numba, _ = _report(_numba_only(tmp_path / "numba-cache"), "live")
+    numba, _ = _report(_numba_only(tmp_path / "numba-cache", monkeypatch), "live")
     assert numba["compiled"] is False and numba["numba"] is True
     assert json.dumps(built["report"]) == json.dumps(numba["report"])
     assert json.dumps(again["report"]) == json.dumps(numba["report"])
@@ -82,7 +78,7 @@ def test_a_build_that_fails_leaves_its_reason_and_is_not_tried_again(
 ) -> None:
     monkeypatch.setenv("CROUPIER_CACHE_DIR", str(tmp_path))
     # A Python that cannot run the compiler: the child exits non-zero.
-    monkeypatch.setattr(native.sys, "executable", "/bin/false")
+    monkeypatch.setattr(sys, "executable", "/bin/false")
     told: list[str] = []
     before = native.kernels()
     assert native.use_compiled(told.append) is False
@@ -94,7 +90,7 @@ def test_a_build_that_fails_leaves_its_reason_and_is_not_tried_again(
     def no_build(*_: object, **__: object) -> None:
         raise AssertionError("built again")
 
-    monkeypatch.setattr(native.subprocess, "run", no_build)
+    monkeypatch.setattr(subprocess, "run", no_build)
     assert native.use_compiled(told.append) is False
     assert len(told) == 1
 
