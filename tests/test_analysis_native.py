@@ -134,3 +134,25 @@ def test_dealer_distributions_spread_over_threads_are_the_same_bitwise(
         native.kernels().distributions(shoes, *trie, spread)
         assert np.array_equal(spread, whole)
     assert np.allclose(whole.sum(axis=1), 1.0)
+
+
+def test_dealer_tables_kept_beside_the_build_read_back_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from croupier.analysis import dealer
+
+    dealer.save_tables(tmp_path / "tables.npz")
+    monkeypatch.setattr(dealer, "_tables", {})
+    assert dealer.load_tables(tmp_path / "tables.npz")
+    for soft in (False, True):
+        for up in range(10):
+            loaded, made = dealer.dealer_table(up, soft), dealer._make_table(up, soft)
+            assert loaded.up == made.up == up and loaded.leaves == made.leaves
+            for name in ("ranks", "multiplicities", "parents", "sizes", "orders", "outcomes"):
+                assert np.array_equal(getattr(loaded, name), getattr(made, name)), name
+                assert getattr(loaded, name).flags.c_contiguous
+    monkeypatch.setattr(dealer, "_tables", {})
+    (tmp_path / "broken.npz").write_text("not a table")
+    assert not dealer.load_tables(tmp_path / "broken.npz")
+    assert not dealer.load_tables(tmp_path / "missing.npz")
+    assert dealer._tables == {}

@@ -19,8 +19,8 @@ Outcomes are indexed 0 to 4 for 17 to 21, 5 for a bust and 6 for a dealer blackj
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,8 @@ __all__ = [
     "DealerTable",
     "dealer_distribution",
     "dealer_table",
+    "load_tables",
+    "save_tables",
 ]
 
 #: Outcome indices.
@@ -98,9 +100,52 @@ def _dealer_stands(hard: int, has_ace: bool, hits_soft_17: bool) -> int:
     return total
 
 
-@functools.cache
+_tables: dict[tuple[int, bool], DealerTable] = {}
+
+
 def dealer_table(up: int, hits_soft_17: bool) -> DealerTable:
     """The terminal multisets of the dealer's draws from up card ``up`` (cached)."""
+    table = _tables.get((up, hits_soft_17))
+    if table is None:
+        table = _tables.setdefault((up, hits_soft_17), _make_table(up, hits_soft_17))
+    return table
+
+
+_FIELDS = ("ranks", "multiplicities", "parents", "sizes", "orders", "outcomes")
+
+
+def save_tables(path: Path) -> None:
+    """Write every dealer table (each up card, S17 and H17) to ``path`` (``.npz``), for
+    :func:`load_tables` in another process: the compiled kernels' build keeps them
+    beside the kernels (:mod:`croupier.analysis.native`)."""
+    tables = [dealer_table(up, soft) for soft in (False, True) for up in range(RANKS)]
+    arrays: dict[str, npt.NDArray[np.generic]] = {
+        name: np.concatenate([getattr(table, name) for table in tables]) for name in _FIELDS
+    }
+    arrays["bounds"] = np.cumsum([0] + [table.ranks.shape[0] for table in tables])
+    arrays["leaves"] = np.array([table.leaves for table in tables], dtype=np.int64)
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+
+
+def load_tables(path: Path) -> bool:
+    """Take the dealer tables :func:`save_tables` wrote to ``path``; False (nothing
+    taken) where it cannot be read whole."""
+    try:
+        with np.load(path) as stored:
+            arrays = {name: stored[name] for name in (*_FIELDS, "bounds", "leaves")}
+    except (OSError, ValueError, KeyError):
+        return False
+    bounds, leaves = arrays["bounds"], arrays["leaves"]
+    if bounds.shape != (2 * RANKS + 1,) or leaves.shape != (2 * RANKS,):
+        return False
+    for index, (soft, up) in enumerate((soft, up) for soft in (False, True) for up in range(RANKS)):
+        start, end = int(bounds[index]), int(bounds[index + 1])
+        parts = {name: np.ascontiguousarray(arrays[name][start:end]) for name in _FIELDS}
+        _tables.setdefault((up, soft), DealerTable(up=up, leaves=int(leaves[index]), **parts))
+    return True
+
+
+def _make_table(up: int, hits_soft_17: bool) -> DealerTable:
     # Every order of drawing reaches a multiset of drawn cards; whether the dealer stands
     # on it depends on the multiset alone.  So the orders that end on a multiset (none
     # of whose first cards already stood) are counted a size at a time, from the

@@ -77,7 +77,10 @@ EXPORTS: dict[str, str] = {
 
 _HERE = Path(__file__).parent
 #: The sources whose code the build holds.
-_SOURCES = (_HERE / "kernel.py", _HERE / "columns.py", Path(__file__))
+_SOURCES = (_HERE / "kernel.py", _HERE / "columns.py", _HERE / "dealer.py", Path(__file__))
+#: The dealer's tables, made by the build beside the kernels (a new process then need
+#: not make them: about 0.06 s).
+_TABLES = "dealer_tables.npz"
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,9 @@ def use_compiled(progress: Callable[[str], None] | None = None) -> bool:
         module = _load(folder)
     if module is None:
         return False
+    from croupier.analysis.dealer import load_tables
+
+    load_tables(folder / _TABLES)
     with _lock:
         _chosen = _compiled_kernels(module)
     return True
@@ -272,6 +278,8 @@ def _build(folder: Path) -> None:
             (folder / "failed.txt").write_text("\n".join(reason) + "\n")
             return
         folder.mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.replace(work / _TABLES, folder / _TABLES)
         os.replace(built, folder / built.name)
     except (OSError, subprocess.SubprocessError) as error:
         with contextlib.suppress(OSError):
@@ -310,6 +318,9 @@ def _compile(output: Path) -> None:
     for name, signature in EXPORTS.items():
         build.export(name, signature)(getattr(kernel, name).py_func)
     build.compile()
+    from croupier.analysis.dealer import save_tables
+
+    save_tables(output / _TABLES)
 
 
 if __name__ == "__main__":
