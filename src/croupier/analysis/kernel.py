@@ -50,7 +50,7 @@ _DEPTH = 24
 _LANES = np.uint64(LANES)
 
 
-@numba.njit(cache=True, nogil=True, fastmath=True)
+@numba.njit(cache=True, nogil=True)
 def distributions(
     shoes: IntArray,
     ranks: IntArray,
@@ -69,56 +69,47 @@ def distributions(
     The leaves of one outcome and size are summed apart, then added.  The shoes go in
     blocks of ``LANES``.  The GIL is released: callers spread the rows over threads
     (a shoe's figures do not depend on which call or lane computes them).
+
+    The work is in ``_distributions``: the ahead-of-time build compiles an entry point
+    with flags of its own, and a function it calls with the function's (``fastmath``).
     """
-    most, deepest, factor, target = _layout(ranks, multiplicities, sizes, outcomes)
-    blocks = (shoes.shape[0] + LANES - 1) // LANES
-    _blocks(shoes, 0, blocks, most, deepest, factor, target, parents, orders, leaves, out)
+    _distributions(shoes, ranks, multiplicities, parents, sizes, orders, outcomes, leaves, out)
 
 
-@numba.njit(cache=True)
-def _layout(
-    ranks: IntArray, multiplicities: IntArray, sizes: IntArray, outcomes: IntArray
-) -> tuple[IntArray, int, IntArray, IntArray]:
-    """The most cards of each rank the trie draws, the most in all, and each node's flat
-    offsets: of its falling factorial, and of the sum its multiset adds to."""
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def _distributions(
+    shoes: IntArray,
+    ranks: IntArray,
+    multiplicities: IntArray,
+    parents: IntArray,
+    sizes: IntArray,
+    orders: FloatArray,
+    outcomes: IntArray,
+    leaves: int,
+    out: FloatArray,
+) -> None:
+    """:func:`distributions`'s work, compiled with ``fastmath`` in either build."""
     nodes = ranks.shape[0]
+    # The most cards of each rank, and in all, that the trie draws.
     most = np.zeros(10, dtype=np.int64)
     deepest = 0
     for node in range(nodes):
         most[ranks[node]] = max(most[ranks[node]], multiplicities[node])
         deepest = max(deepest, sizes[node])
+    # Flat offsets: each node's falling factorial and the sum its multiset adds to.
     factor = np.empty(nodes, dtype=np.int64)
     target = np.empty(nodes, dtype=np.int64)
     for node in range(nodes):
         factor[node] = (ranks[node] * _DEPTH + multiplicities[node]) * LANES
         outcome = outcomes[node]
         target[node] = (outcome * _DEPTH + sizes[node]) * LANES if outcome >= 0 else -1
-    return most, deepest, factor, target
-
-
-@numba.njit(cache=True, fastmath=True)
-def _blocks(
-    shoes: IntArray,
-    first: int,
-    last: int,
-    most: IntArray,
-    deepest: int,
-    factor: IntArray,
-    target: IntArray,
-    parents: IntArray,
-    orders: FloatArray,
-    leaves: int,
-    out: FloatArray,
-) -> None:
-    """Blocks ``first`` to ``last`` (exclusive) of ``LANES`` shoes, on scratch made once
-    (zeroing fresh arrays for every block cost a tenth of the time)."""
-    nodes = parents.shape[0]
+    # Scratch made once: zeroing fresh arrays for every block cost a tenth of the time.
     falling = np.ones(10 * _DEPTH * LANES)
     inverse = np.ones((_DEPTH, LANES))
     sums = np.zeros(7 * _DEPTH * LANES)
     products = np.ones(max(leaves, 1) * LANES)
     run = np.zeros(LANES)
-    for block in range(first, last):
+    for block in range((shoes.shape[0] + LANES - 1) // LANES):
         _block(
             shoes,
             block * LANES,
