@@ -7,6 +7,7 @@ read back from every rendering, so that what a player sees is what was derived.
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -360,12 +361,23 @@ def test_rws_v5_3_16_chart_never_surrenders_against_an_ace(rws_v5: BasicStrategy
 # -- the command ---------------------------------------------------------------------------------
 
 
+@functools.cache
+def _kernels_built() -> None:
+    """The compiled kernels built before a command runs: the first build says so on
+    stderr (once), which the tests of a command's output leave out."""
+    from croupier.analysis.native import use_compiled
+
+    use_compiled()
+
+
 def invoke(*arguments: str) -> tuple[int, str, str]:
+    _kernels_built()
     result = CliRunner().invoke(cli, ["strategy", *arguments])
     return result.exit_code, result.stdout, result.stderr
 
 
 def croupier(*arguments: str) -> subprocess.CompletedProcess[str]:
+    _kernels_built()
     return subprocess.run(
         [sys.executable, "-m", "croupier", *arguments],
         capture_output=True,
