@@ -28,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from croupier.analysis import game, native, report, sidebets, strategy
+from croupier.analysis import game, native, sidebets, strategy
 from croupier.analysis.game import analyze
 from croupier.analysis.report import par_sheet
 from croupier.presets import PRESETS
@@ -40,7 +40,6 @@ def clear_caches() -> None:
     game._dealer_batch.cache_clear()
     strategy.derive_strategy.cache_clear()
     par_sheet.cache_clear()
-    report._explain.cache_clear()
     sidebets._classify.cache_clear()
 
 
@@ -107,7 +106,7 @@ def main() -> None:
                     best[place] = min(best[place], command_seconds(name, cache))
             print(f"    {name:30s} {best[0]:8.2f}s {best[1]:8.2f}s")
     print()
-    threads = native._threads()
+    threads = native.threads()
     print("main game EV, composition-dependent, warm (best of 5)")
     print(f"  {'':30s} wall ({threads} threads)   CPU ({threads} threads)   CPU (1 thread)")
     for label, hands in (("8 decks, split once", 2), ("8 decks, resplit to 4 hands", 4)):

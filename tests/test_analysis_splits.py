@@ -164,12 +164,16 @@ def _analysis_and_brute_force(
     valuation = analysis._split_valuation(pair, 1)
     stands = analysis._stands(valuation)
     index = analysis.graph._index
+    # The split hands' first plays, by their second card.
+    firsts = analysis._post_split(pair, 1)[0]
 
     def play(cards: Cards, first: bool) -> str:
-        node = index[cards]
         if first:
-            return analysis._post_split_play(valuation, node, pair)[0]
-        return "stand" if stands[node] else "hit"
+            # ``cards`` counts each rank: the pair card and one more.
+            rest = list(cards)
+            rest[pair] -= 1
+            return firsts[next(rank for rank, count in enumerate(rest) if count)]
+        return "stand" if stands[index[cards]] else "hit"
 
     exact, *exact_rounds = _split_box_by_brute_force(rules, up, pair, play)
     return value, exact, rounds, tuple(exact_rounds)

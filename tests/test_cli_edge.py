@@ -139,15 +139,30 @@ def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> 
     """A report that takes a while says what it is doing (``croupier edge`` shows it on a
     terminal's stderr): the main game, the chart, the side bets, then each rule change
     the stated RTP's search tries (the online rulebook states "RTP: 99.64%")."""
+    from croupier.analysis.native import threads
     from croupier.analysis.report import par_sheet, reporting_progress
+    from croupier.analysis.search import candidates
     from croupier.presets import find_rules
 
+    rules = find_rules("online-8deck").replace(decks=6)
     steps: list[str] = []
     with reporting_progress(steps.append):
-        par_sheet(find_rules("online-8deck").replace(decks=6))
+        par_sheet(rules)
     assert steps[:3] == ["main game, composition-dependent", "basic strategy chart", "side bets"]
-    searched = steps[3:]
-    assert searched and searched[-1].endswith(f"rule change {len(searched)} of {len(searched)}")
+    # Each rule change started here, counted with those a second process started (where
+    # a second core is free: the last step then names what was left to it).
+    count = len(candidates(rules))
+    started = [
+        int(step.split()[-3])
+        for step in steps[3:]
+        if step.startswith("the stated RTP: rule change ") and step.endswith(f" of {count}")
+    ]
+    assert started and started == sorted(set(started)) and started[-1] <= count
+    left = steps[3 + len(started) :]
+    if threads() == 1:
+        assert started == list(range(1, count + 1)) and not left
+    else:
+        assert left == ["the stated RTP: the rule changes left to the second process"]
 
 
 def test_no_progress_on_stderr_that_is_not_a_terminal() -> None:

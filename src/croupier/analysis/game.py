@@ -29,10 +29,12 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -330,6 +332,71 @@ def _descendants(root: int) -> npt.NDArray[np.bool_]:
     return mask
 
 
+class _SharedValuations:
+    """Valuations kept for every analysis of a rule set with the decks, dealer's soft 17
+    and drawing to 12 of ``rules``.
+
+    A valuation depends on those, the up card, the pair cards out, the policy and what
+    a dealer blackjack found after the players acted takes from a hand: rule sets that
+    differ in their split, double, surrender, payout, hole card or dealer blackjack
+    rules value many hands alike.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self._rules = _valuing(rules)
+        self._valuations: dict[tuple[int, int, int, bytes, bytes | None], _Valuation] = {}
+        # The composition-dependent analyses made, by rule set and up card: a chart's
+        # derivation reads the very analysis the composition-dependent return made.
+        self.analyses: dict[tuple[Rules, int], _UpCardAnalysis] = {}
+
+    def get(self, analysis: _UpCardAnalysis, pair: int, out: int) -> _Valuation | None:
+        """The valuation already made for ``analysis``, if any."""
+        key = self._key(analysis, pair, out)
+        return None if key is None else self._valuations.get(key)
+
+    def keep(self, analysis: _UpCardAnalysis, pair: int, out: int, made: _Valuation) -> None:
+        """Keep a valuation made for ``analysis`` (where it values hands as the rules do)."""
+        key = self._key(analysis, pair, out)
+        if key is not None:
+            self._valuations[key] = made
+
+    def _key(
+        self, analysis: _UpCardAnalysis, pair: int, out: int
+    ) -> tuple[int, int, int, bytes, bytes | None] | None:
+        if _valuing(analysis.rules) != self._rules:
+            return None
+        taken = _blackjack_payoffs(analysis.rules, split=out > 0).tobytes()
+        policy = None if analysis.chart is None else analysis.policy.tobytes()
+        return (analysis.up, pair, out, taken, policy)
+
+
+def _valuing(rules: Rules) -> tuple[int, bool, bool]:
+    """The rules beside the payoffs that a hand's valuation depends on."""
+    return (rules.decks, rules.dealer_hits_soft_17, rules.must_draw_to_12)
+
+
+_shared: contextvars.ContextVar[_SharedValuations | None] = contextvars.ContextVar(
+    "croupier_shared_valuations", default=None
+)
+
+
+@contextlib.contextmanager
+def sharing_valuations(rules: Rules) -> Iterator[None]:
+    """Within the block, analyses of rule sets that value hands as ``rules`` does share
+    their valuations (the rule changes of a report's stated-RTP search; the valuations
+    are let go at the end of the block)."""
+    token = _shared.set(_SharedValuations(rules))
+    try:
+        yield
+    finally:
+        _shared.reset(token)
+
+
+#: The plays of a split hand of two cards, by their code in :meth:`_UpCardAnalysis._post_split`.
+_POST_SPLIT_ACTIONS = ("stand", "hit", "double")
+_POST_SPLIT_CODES = {action: code for code, action in enumerate(_POST_SPLIT_ACTIONS)}
+
+
 class _UpCardAnalysis:
     """Everything valued against one up card."""
 
@@ -358,6 +425,9 @@ class _UpCardAnalysis:
         self._resplits: dict[tuple[int, int, int], bool] = {}
         self._split_values: dict[int, float] = {}
         self._by_box = _charged_by_box(rules)
+        # The play of the two-card hands of a split, by (pair, out): see _post_split.
+        self._post_splits: dict[tuple[int, int], tuple[list[str], list[float]]] = {}
+        self._split_doubles = self._doubles_after_split()
 
     def _split_plan(self) -> list[tuple[int, int]]:
         """The (pair, other pair cards out) a split analysis will value."""
@@ -381,6 +451,11 @@ class _UpCardAnalysis:
         self.dealer, self._feasible, self._rows = prepared
 
     def _value(self, pair: int, out: int) -> _Valuation:
+        shared = _shared.get()
+        if shared is not None:
+            found = shared.get(self, pair, out)
+            if found is not None:
+                return found
         graph = self.graph
         size = graph.size
         rows = self._rows[(pair, out)]
@@ -428,6 +503,8 @@ class _UpCardAnalysis:
             valuation.double,
             valuation.blackjack,
         )
+        if shared is not None:
+            shared.keep(self, pair, out, valuation)
         return valuation
 
     def _split_valuation(self, pair: int, others_out: int) -> _Valuation:
@@ -449,38 +526,67 @@ class _UpCardAnalysis:
             return False
         return not (total == 21 and not rules.double_on_21)
 
-    def _post_split_value(self, valuation: _Valuation, node: int, pair: int) -> float:
-        """The value of a split hand of two cards, played best (or by the chart)."""
-        return self._post_split_play(valuation, node, pair)[1]
-
-    def _post_split_play(self, valuation: _Valuation, node: int, pair: int) -> tuple[str, float]:
-        """The play of a split hand of two cards, best (or by the chart), and its value."""
+    def _post_split(self, pair: int, out: int) -> tuple[list[str], list[float]]:
+        """The play of each two-card hand of a split of ``pair`` with ``out`` pair cards
+        out, best (or by the chart), and its value: by the hand's second card (cached)."""
+        key = (pair, out)
+        found = self._post_splits.get(key)
+        if found is not None:
+            return found
+        valuation = self._split_valuation(pair, out)
+        graph = self.graph
         rules = self.rules
-        stand = float(valuation.stand[node])
-        total = int(self.graph.total[node])
-        if (pair == ACE and not rules.hit_split_aces) or total == 21:
-            return "stand", stand
-        options = {"hit": float(valuation.hit[node])}
-        if not (rules.must_draw_to_12 and total < 12):
-            options["stand"] = stand
-        if self._can_double(node, after_split=True, pair=pair):
-            options["double"] = float(valuation.double[node])
+        nodes = graph.child[graph.index_of((pair,))]
+        stand = valuation.stand[nodes]
+        hit = valuation.hit[nodes]
+        double = valuation.double[nodes]
+        totals = graph.total[nodes]
+        may_stand = ~(rules.must_draw_to_12 & (totals < 12))
+        may_double = self._split_doubles[nodes] if pair != ACE else np.zeros(RANKS, np.bool_)
+        fixed = totals == 21
+        if pair == ACE and not rules.hit_split_aces:
+            fixed[:] = True
         if self.chart is None:
-            # Chosen as with one other pair card out (see :meth:`_value`).
-            deciding = options
-            if valuation.out >= 2:
-                first = self._split_valuation(pair, 1)
-                deciding = {
-                    "hit": float(first.hit[node]),
-                    "stand": float(first.stand[node]),
-                    "double": float(first.double[node]),
-                }
-                deciding = {name: deciding[name] for name in options}
-            action = max(deciding, key=lambda name: deciding[name])
+            # Chosen as with one other pair card out (see :meth:`_value`); the first of
+            # hit, stand and double that is best, as ``max`` over them picks.
+            deciding = valuation if out < 2 else self._split_valuation(pair, 1)
+            d_hit = deciding.hit[nodes]
+            d_stand = deciding.stand[nodes]
+            d_double = deciding.double[nodes]
+            stands = may_stand & (d_stand > d_hit)
+            doubles = may_double & (d_double > np.where(stands, d_stand, d_hit))
+            codes = np.where(fixed | (stands & ~doubles), 0, np.where(doubles, 2, 1))
         else:
-            soft = bool(self.graph.soft[node])
-            action = self.chart.choose(self.up, total, soft, -1, options)
-        return action, options[action]
+            codes = np.zeros(RANKS, dtype=np.int64)
+            soft = graph.soft[nodes]
+            for card in range(RANKS):
+                if fixed[card]:
+                    continue
+                options = {"hit": float(hit[card])}
+                if may_stand[card]:
+                    options["stand"] = float(stand[card])
+                if may_double[card]:
+                    options["double"] = float(double[card])
+                total = int(totals[card])
+                action = self.chart.choose(self.up, total, bool(soft[card]), -1, options)
+                codes[card] = _POST_SPLIT_CODES[action]
+        values = np.choose(codes, (stand, hit, double))
+        played = ([_POST_SPLIT_ACTIONS[code] for code in codes.tolist()], values.tolist())
+        self._post_splits[key] = played
+        return played
+
+    def _doubles_after_split(self) -> npt.NDArray[np.bool_]:
+        """Per hand, whether a split hand (not of Aces) may double (as :meth:`_can_double`)."""
+        rules = self.rules
+        graph = self.graph
+        if not rules.double_after_split:
+            return np.zeros(graph.size, dtype=np.bool_)
+        allowed = np.ones(graph.size, dtype=np.bool_)
+        if rules.double_on is DoubleOn.NINE_TO_ELEVEN:
+            allowed &= ~graph.soft.astype(np.bool_) & (graph.total >= 9) & (graph.total <= 11)
+        if not rules.double_on_21:
+            allowed &= graph.total != 21
+        return allowed
 
     def split_value(self, pair: int) -> float:
         """The expected value of splitting a pair, resplitting as allowed and as is best.
@@ -520,13 +626,14 @@ class _UpCardAnalysis:
             """Per two-card split hand, its bust chance given a dealer blackjack."""
             valuation = self._split_valuation(pair, hands - 1)
             _, hit, double = self._busts_with_blackjack(pair, hands - 1)
+            actions, _ = self._post_split(pair, hands - 1)
             chances = np.zeros(RANKS)
             for card in range(RANKS):
                 node = int(self.graph.child[root, card])
                 blackjack = float(valuation.blackjack[node])
                 if blackjack <= 0.0:
                     continue
-                action, _ = self._post_split_play(valuation, node, pair)
+                action = actions[card]
                 joint = {"hit": hit[node], "double": double[node]}.get(action, 0.0)
                 chances[card] = float(joint) / blackjack
             return chances
@@ -618,43 +725,57 @@ class _UpCardAnalysis:
             return 0.0
         pairs = int(shoe[pair])
         cards = int(shoe.sum())
-        root = self.graph.index_of((pair,))
+        counts = shoe.tolist()
+        drawn_memo: dict[int, tuple[float, float]] = {}
+        x_memo: dict[tuple[int, int], float] = {}
+        n_memo: dict[tuple[int, int], float] = {}
 
-        @functools.cache
         def drawn(a: int) -> tuple[float, float]:
             """x(a, 0), and the value of a hand dealt the pair card (played as it is)."""
-            valuation = self._split_valuation(pair, a + 1)
-            left = shoe.copy()
+            found = drawn_memo.get(a)
+            if found is not None:
+                return found
+            values = self._post_split(pair, a + 1)[1]
+            left = counts.copy()
             left[pair] -= a
-            remaining = int(left.sum())
+            remaining = sum(left)
             value = 0.0
             for card in range(RANKS):
-                if left[card] <= 0:
-                    continue
-                node = int(self.graph.child[root, card])
-                value += left[card] / remaining * self._post_split_value(valuation, node, pair)
-            paired = self.graph.child[root, pair]
-            return value, self._post_split_value(valuation, int(paired), pair)
+                if left[card] > 0:
+                    value += left[card] / remaining * values[card]
+            drawn_memo[a] = (value, values[pair])
+            return drawn_memo[a]
 
-        @functools.cache
         def x(a: int, b: int) -> float:
-            if b == 0:
-                return drawn(a)[0]
+            found = x_memo.get((a, b))
+            if found is not None:
+                return found
             chance = (pairs - a) / (cards - a - b + 1)
-            if chance <= 0.0:
-                return x(a, b - 1)
-            return (x(a, b - 1) - chance * x(a + 1, b - 1)) / (1.0 - chance)
+            if b == 0:
+                value = drawn(a)[0]
+            elif chance <= 0.0:
+                value = x(a, b - 1)
+            else:
+                value = (x(a, b - 1) - chance * x(a + 1, b - 1)) / (1.0 - chance)
+            x_memo[(a, b)] = value
+            return value
 
-        @functools.cache
         def n(a: int, b: int) -> float:
+            found = n_memo.get((a, b))
+            if found is not None:
+                return found
             chance = (pairs - a) / (cards - a - b)
             if b == 0:
                 if chance <= 0.0:
-                    return drawn(a)[0]
-                return (drawn(a)[0] - chance * drawn(a)[1]) / (1.0 - chance)
-            if chance <= 0.0:
-                return n(a, b - 1)
-            return (n(a, b - 1) - chance * n(a + 1, b - 1)) / (1.0 - chance)
+                    value = drawn(a)[0]
+                else:
+                    value = (drawn(a)[0] - chance * drawn(a)[1]) / (1.0 - chance)
+            elif chance <= 0.0:
+                value = n(a, b - 1)
+            else:
+                value = (n(a, b - 1) - chance * n(a + 1, b - 1)) / (1.0 - chance)
+            n_memo[(a, b)] = value
+            return value
 
         def orders(hands: int, waiting: int, completed: int, chance: float) -> float:
             """The hands' values summed over the orders of pair and other second cards:
@@ -910,6 +1031,7 @@ class _UpCardAnalysis:
         remaining = int(shoe.sum())
         root = self.graph.index_of((pair,))
         conditional = self._conditional_table(pair, 1)
+        played = self._post_split(pair, 1)[1]
         given_dealer = np.zeros(DEALER_OUTCOMES)
         win = push = loss = square = 0.0
         for card in range(RANKS):
@@ -917,7 +1039,7 @@ class _UpCardAnalysis:
                 continue
             probability = shoe[card] / remaining
             node = int(self.graph.child[root, card])
-            value = self._post_split_value(valuation, node, pair)
+            value = played[card]
             candidates = {
                 STAND: float(valuation.stand[node]),
                 HIT: float(valuation.hit[node]),
@@ -953,7 +1075,7 @@ class _UpCardAnalysis:
         hand of the first split (as for the standard deviation), and their number as
         the resplits chose.
         """
-        valuation = self._split_valuation(pair, 1)
+        actions = self._post_split(pair, 1)[0]
         graph = self.graph
         shoe = self.base.copy()
         shoe[pair] -= 2
@@ -965,8 +1087,7 @@ class _UpCardAnalysis:
             if shoe[card] <= 0:
                 continue
             node = int(graph.child[root, card])
-            action, _ = self._post_split_play(valuation, node, pair)
-            block = {"stand": 4, "hit": 2, "double": 3}[action]
+            block = {"stand": 4, "hit": 2, "double": 3}[actions[card]]
             given_dealer += shoe[card] / remaining * results[node, block]
         dealer = self.dealer[self._rows[(pair, 1)][root]].copy()
         if self.rules.hole_card is HoleCard.PEEK or self._by_box:
@@ -1123,7 +1244,7 @@ def analyze(rules: Rules, chart: Chart | None = None, *, outcomes: bool = True) 
     total = 0.0
     for up in range(RANKS):
         analysis = (
-            _UpCardAnalysis(rules, up)
+            up_card_analysis(rules, up)
             if chart is None
             else _UpCardAnalysis(rules, up, chart.policy(up), chart)
         )
@@ -1136,5 +1257,12 @@ def analyze(rules: Rules, chart: Chart | None = None, *, outcomes: bool = True) 
 
 
 def up_card_analysis(rules: Rules, up: int) -> _UpCardAnalysis:
-    """The composition-dependent analysis against one up card (for deriving a chart)."""
-    return _UpCardAnalysis(rules, up)
+    """The composition-dependent analysis against one up card (for deriving a chart;
+    the same one again within :func:`sharing_valuations`)."""
+    shared = _shared.get()
+    if shared is None:
+        return _UpCardAnalysis(rules, up)
+    key = (rules, up)
+    if key not in shared.analyses:
+        shared.analyses[key] = _UpCardAnalysis(rules, up)
+    return shared.analyses[key]

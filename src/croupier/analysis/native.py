@@ -142,7 +142,7 @@ def _compiled_kernels(module: ModuleType) -> Kernels:
 _BLOCKS_A_THREAD = 8
 
 
-def _threads() -> int:
+def threads() -> int:
     """Threads for the dealer's distributions: ``NUMBA_NUM_THREADS`` as Numba reads it,
     else every core this process may use."""
     chosen = os.environ.get("NUMBA_NUM_THREADS", "")
@@ -153,7 +153,11 @@ def _threads() -> int:
 
 @functools.cache
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max(1, _threads() - 1), thread_name_prefix="croupier-dealer")
+    return ThreadPoolExecutor(max(1, threads() - 1), thread_name_prefix="croupier-dealer")
+
+
+# A forked child (the stated-RTP search's helper) has none of the pool's threads.
+os.register_at_fork(after_in_child=_pool.cache_clear)
 
 
 def _spread(distributions: Callable[..., None]) -> Callable[..., None]:
@@ -174,7 +178,7 @@ def _spread(distributions: Callable[..., None]) -> Callable[..., None]:
     ) -> None:
         trie = (ranks, multiplicities, parents, sizes, orders, outcomes, leaves)
         blocks = -(-shoes.shape[0] // LANES)
-        parts = max(1, min(_threads(), blocks // _BLOCKS_A_THREAD))
+        parts = max(1, min(threads(), blocks // _BLOCKS_A_THREAD))
         if parts == 1:
             distributions(shoes, *trie, out)
             return

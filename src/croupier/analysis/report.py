@@ -16,10 +16,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from croupier.analysis.game import MainGameResult, analyze
+from croupier.analysis.game import MainGameResult, analyze, sharing_valuations
+from croupier.analysis.search import TOLERANCE, RuleChange, StatedRtpSearch
 from croupier.analysis.sidebets import SideBetAnalysis, analyze_side_bets
 from croupier.analysis.strategy import BasicStrategy, derive_strategy
-from croupier.rules import DealerBlackjackTakes, HoleCard, Rules, Surrender
+from croupier.rules import Rules
 
 __all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet", "reporting_progress"]
 
@@ -81,15 +82,6 @@ SPLIT_CONVENTION = (
 )
 
 _UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
-
-
-@dataclass(frozen=True)
-class RuleChange:
-    """A single rule change and the basic-strategy RTP it gives."""
-
-    field: str
-    value: object
-    rtp: float
 
 
 @dataclass(frozen=True)
@@ -165,6 +157,16 @@ def _plain(value: object) -> object:
 @functools.lru_cache(maxsize=32)
 def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
     """Compute the PAR sheet of ``rules`` (see the module docstring)."""
+    # Both strategies' analyses and the search's rule changes value many hands alike.
+    with sharing_valuations(rules):
+        if not explain or rules.name not in STATED_RTP:
+            return _par_sheet(rules, None)
+        # A helper process starts on the search now, beside the rules' own analysis.
+        with StatedRtpSearch(rules) as search:
+            return _par_sheet(rules, search)
+
+
+def _par_sheet(rules: Rules, search: StatedRtpSearch | None) -> ParSheet:
     start = time.perf_counter()
     timings: dict[str, float] = {}
     mark = time.perf_counter()
@@ -182,9 +184,10 @@ def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
     timings["side_bets"] = time.perf_counter() - mark
     stated_rtp, words = STATED_RTP.get(rules.name, (None, None))
     explanations: tuple[RuleChange, ...] = ()
-    if explain and stated_rtp is not None and abs(td.rtp - float(stated_rtp)) >= 0.00005:
+    differs = stated_rtp is not None and abs(td.rtp - float(stated_rtp)) >= TOLERANCE
+    if search is not None and stated_rtp is not None and differs:
         mark = time.perf_counter()
-        explanations = _explain(rules, float(stated_rtp))
+        explanations = search.matching(float(stated_rtp), _step)
         timings["explain"] = time.perf_counter() - mark
     return ParSheet(
         rules=rules,
@@ -198,54 +201,3 @@ def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
         seconds=time.perf_counter() - start,
         timings=timings,
     )
-
-
-def _candidates(rules: Rules) -> list[tuple[str, object]]:
-    changes: list[tuple[str, object]] = []
-    for decks in (1, 2, 4, 6, 8):
-        if decks != rules.decks:
-            changes.append(("decks", decks))
-    changes.append(("dealer_hits_soft_17", not rules.dealer_hits_soft_17))
-    changes.append(("double_after_split", not rules.double_after_split))
-    for hands in (2, 3, 4):
-        if hands != rules.max_split_hands:
-            changes.append(("max_split_hands", hands))
-    changes.append(("resplit_aces", not rules.resplit_aces))
-    changes.append(("hit_split_aces", not rules.hit_split_aces))
-    for surrender in Surrender:
-        if surrender is not rules.surrender and not (
-            surrender is Surrender.LATE and rules.hole_card is not HoleCard.PEEK
-        ):
-            changes.append(("surrender", surrender))
-    for hole in HoleCard:
-        if hole is not rules.hole_card and not (
-            rules.surrender is Surrender.LATE and hole is not HoleCard.PEEK
-        ):
-            changes.append(("hole_card", hole))
-    for takes in DealerBlackjackTakes:
-        if takes is not rules.dealer_blackjack_takes and rules.hole_card is not HoleCard.PEEK:
-            changes.append(("dealer_blackjack_takes", takes))
-    return changes
-
-
-def _split_hands_first(change: tuple[str, object]) -> int:
-    """Sorts rule changes to more split hands first, the others after in their order."""
-    name, value = change
-    return -value if name == "max_split_hands" and isinstance(value, int) else 0
-
-
-@functools.lru_cache(maxsize=32)
-def _explain(rules: Rules, stated: float) -> tuple[RuleChange, ...]:
-    """The single rule changes whose basic-strategy RTP rounds to the stated figure."""
-    found: dict[int, RuleChange] = {}
-    candidates = _candidates(rules)
-    # More split hands first: their dealer batches serve the fewer hands' (shared work).
-    order = sorted(range(len(candidates)), key=lambda index: _split_hands_first(candidates[index]))
-    for number, index in enumerate(order, start=1):
-        name, value = candidates[index]
-        _step(f"the stated RTP: rule change {number} of {len(candidates)}")
-        changed = rules.replace(**{name: value})
-        rtp = derive_strategy(changed).evaluate(outcomes=False).rtp
-        if abs(rtp - stated) < 0.00005:
-            found[index] = RuleChange(name, value, rtp)
-    return tuple(found[index] for index in sorted(found))

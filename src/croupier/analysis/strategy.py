@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from croupier.analysis.game import MainGameResult, analyze, up_card_analysis
 from croupier.analysis.hands import hand_graph
-from croupier.analysis.shoe import ACE, RANKS
+from croupier.analysis.shoe import ACE, RANKS, full_shoe
 from croupier.rules import Rules
 
 FloatArray = npt.NDArray[np.float64]
@@ -127,6 +127,17 @@ class BasicStrategy:
         return analyze(self.rules, self, outcomes=outcomes)
 
 
+@functools.lru_cache(maxsize=64)
+def _hand_weights(decks: int, up: int) -> FloatArray:
+    """:func:`_multiset_weights` of the hand graph's hands from a full shoe less the up
+    card (cached: every rule set with these decks weighs its hands alike)."""
+    shoe = full_shoe(decks)
+    shoe[up] -= 1
+    weights = _multiset_weights(hand_graph().counts, shoe)
+    weights.flags.writeable = False
+    return weights
+
+
 def _multiset_weights(counts: npt.NDArray[np.int64], shoe: npt.NDArray[np.int64]) -> FloatArray:
     """For each hand, the chance that it is exactly these cards, in any order, from ``shoe``."""
     remaining = int(shoe.sum())
@@ -163,7 +174,7 @@ def derive_strategy(rules: Rules) -> BasicStrategy:
         analysis = up_card_analysis(rules, up)
         decisions = analysis.decisions(outcomes=False)
         # Hit or stand past the first decision, by total, weighted by how often a hand is met.
-        weights = _multiset_weights(graph.counts, analysis.base)
+        weights = _hand_weights(rules.decks, up)
         differences = analysis.main.stand - analysis.main.hit
         # Summed by (soft, total) in node order: 32 * soft + total.
         chosen = (graph.cards >= 3) & analysis.main.mask

@@ -1,0 +1,202 @@
+"""The stated-RTP search and the work its rule changes share.
+
+The figures are the same bitwise however the work is shared or split: valuations kept
+across rule sets (:func:`croupier.analysis.game.sharing_valuations`), a helper process
+computing some rule changes, a helper that dies.  The rulebook figure is the online
+table's "RTP: 99.64%" (``docs/rulebooks``); its explanation (3 or 4 split hands) is
+checked against the figures themselves, computed afresh.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import numpy as np
+import pytest
+
+from croupier.analysis import game
+from croupier.analysis.game import analyze, sharing_valuations, up_card_analysis
+from croupier.analysis.search import StatedRtpSearch, candidates, change_rtp
+from croupier.analysis.shoe import ACE, RANKS
+from croupier.analysis.strategy import derive_strategy
+from croupier.presets import find_rules
+from croupier.rules import DoubleOn, Rules, Surrender
+
+pytestmark = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="the helper is forked"
+)
+
+# Online rulebook, "RTP: 99.64%", on 6 decks: a rule set the search runs on whose
+# figures are quick to compute afresh.
+ONLINE_6 = find_rules("online-8deck").replace(decks=6)
+
+
+def _fresh_rtps(rules: Rules) -> dict[tuple[str, object], float]:
+    """Every rule change's basic-strategy RTP, each computed alone (nothing shared)."""
+    rtps = {}
+    for change in candidates(rules):
+        game._dealer_batch.cache_clear()
+        derive_strategy.cache_clear()
+        rtps[change] = change_rtp(rules, change)
+    return rtps
+
+
+@pytest.fixture(scope="module")
+def fresh() -> dict[tuple[str, object], float]:
+    return _fresh_rtps(ONLINE_6)
+
+
+def _expected(fresh: dict[tuple[str, object], float], stated: float) -> list[tuple[object, ...]]:
+    return [
+        (name, value, rtp) for (name, value), rtp in fresh.items() if abs(rtp - stated) < 0.00005
+    ]
+
+
+def _found(search: StatedRtpSearch, stated: float) -> list[tuple[object, ...]]:
+    return [(change.field, change.value, change.rtp) for change in search.matching(stated)]
+
+
+@pytest.mark.parametrize("helper", [False, True])
+def test_the_search_finds_what_each_change_alone_gives_with_or_without_a_helper(
+    fresh: dict[tuple[str, object], float], helper: bool
+) -> None:
+    """The rule changes found are those whose RTP, computed alone, rounds to the stated
+    figure, with the same RTP to the last bit, whether a second process computes some
+    of them and while the rules' valuations are shared (the stated figure here is the
+    one hitting split aces gives, rounded to 0.01 points)."""
+    stated = round(fresh[("hit_split_aces", True)], 4)
+    derive_strategy.cache_clear()
+    with sharing_valuations(ONLINE_6), StatedRtpSearch(ONLINE_6, helper=helper) as search:
+        derive_strategy(ONLINE_6).evaluate()
+        found = _found(search, stated)
+    assert found == _expected(fresh, stated)
+    assert ("hit_split_aces", True) in [(name, value) for name, value, _ in found]
+
+
+def test_a_stated_figure_no_change_gives_finds_nothing() -> None:
+    with StatedRtpSearch(ONLINE_6) as search:
+        assert search.matching(0.5) == ()
+
+
+def test_a_helper_that_dies_loses_nothing(fresh: dict[tuple[str, object], float]) -> None:
+    """The changes a dead helper took and never sent are computed here."""
+    stated = round(fresh[("decks", 1)], 4)
+    with StatedRtpSearch(ONLINE_6) as search:
+        helper = search._helper
+        if helper is None:
+            pytest.skip("one core: no helper")
+        helper._process.kill()
+        helper._process.join()
+        found = _found(search, stated)
+    assert found == _expected(fresh, stated)
+
+
+def test_leaving_the_search_stops_its_helper() -> None:
+    """A search whose figures are not needed (the computed RTP matches the stated one)
+    leaves no process behind."""
+    with StatedRtpSearch(ONLINE_6) as search:
+        helper = search._helper
+        if helper is None:
+            pytest.skip("one core: no helper")
+        process = helper._process
+        assert process.is_alive()
+    assert not process.is_alive()
+
+
+@pytest.mark.parametrize("name", ["live", "casino-to-go", "rws-v5"])
+def test_shared_valuations_change_no_figure(name: str) -> None:
+    """Both strategies' figures, and a rule change's, are the same bitwise computed
+    within one sharing block as each alone."""
+    rules = find_rules(name).replace(decks=4)
+    changed = rules.replace(max_split_hands=2 if rules.max_split_hands > 2 else 3)
+
+    def figures() -> tuple[object, ...]:
+        cd = analyze(rules)
+        td = derive_strategy(rules).evaluate()
+        return (
+            cd.ev,
+            cd.sd,
+            td.ev,
+            td.sd,
+            td.round_win,
+            change_rtp(rules, ("surrender", Surrender.NONE)),
+            derive_strategy(changed).evaluate(outcomes=False).ev,
+        )
+
+    game._dealer_batch.cache_clear()
+    derive_strategy.cache_clear()
+    alone = figures()
+    game._dealer_batch.cache_clear()
+    derive_strategy.cache_clear()
+    with sharing_valuations(rules):
+        shared = figures()
+    assert shared == alone
+
+
+def test_a_chart_derived_in_a_sharing_block_reads_the_composition_dependent_analysis() -> None:
+    rules = find_rules("casino-to-go")
+    with sharing_valuations(rules):
+        assert up_card_analysis(rules, 5) is up_card_analysis(rules, 5)
+    assert up_card_analysis(rules, 5) is not up_card_analysis(rules, 5)
+
+
+def _post_split_reference(
+    analysis: game._UpCardAnalysis, pair: int, out: int
+) -> tuple[list[str], list[float]]:
+    """A split hand's first play, option by option, as the rules and the best value
+    (with one other pair card out, the first that is best of hit, stand, double) pick."""
+    rules = analysis.rules
+    graph = analysis.graph
+    valuation = analysis._split_valuation(pair, out)
+    deciding = analysis._split_valuation(pair, 1) if out >= 2 else valuation
+    actions, values = [], []
+    for card in range(RANKS):
+        node = int(graph.child[graph.index_of((pair,)), card])
+        total = int(graph.total[node])
+        soft = bool(graph.soft[node])
+        if (pair == ACE and not rules.hit_split_aces) or total == 21:
+            actions.append("stand")
+            values.append(float(valuation.stand[node]))
+            continue
+        names = ["hit"]
+        if not (rules.must_draw_to_12 and total < 12):
+            names.append("stand")
+        doubles = rules.double_after_split and pair != ACE
+        if rules.double_on is DoubleOn.NINE_TO_ELEVEN and (soft or total not in (9, 10, 11)):
+            doubles = False
+        if total == 21 and not rules.double_on_21:
+            doubles = False
+        if doubles:
+            names.append("double")
+        best = names[0]
+        for name in names[1:]:
+            if float(getattr(deciding, name)[node]) > float(getattr(deciding, best)[node]):
+                best = name
+        actions.append(best)
+        values.append(float(getattr(valuation, best)[node]))
+    return actions, values
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        find_rules("rws-v5"),
+        find_rules("casino-to-go").replace(hit_split_aces=True, resplit_aces=True),
+        find_rules("online-8deck").replace(must_draw_to_12=True, max_split_hands=4),
+        find_rules("live").replace(double_after_split=False, double_on_21=False),
+    ],
+    ids=["rws-v5", "casino-to-go-hsa", "online-draw-to-12", "live-no-das"],
+)
+def test_split_hands_play_by_their_options(rules: Rules) -> None:
+    """The split hands' first plays, worked out for every second card at once, are the
+    plays the rules allow that are best, ties to hit, then stand (``max`` over them)."""
+    for up in (0, 5, 9):
+        analysis = up_card_analysis(rules, up)
+        most = rules.max_split_hands
+        for pair in range(RANKS):
+            resplits = pair != ACE or rules.resplit_aces
+            for out in range(1, 2 * most - 2 if resplits else 2):
+                actions, values = analysis._post_split(pair, out)
+                expected = _post_split_reference(analysis, pair, out)
+                assert (actions, values) == expected, (up, pair, out)
+                assert np.isfinite(values).all()
