@@ -86,7 +86,12 @@ _UP_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 
 @dataclass(frozen=True)
 class ParSheet:
-    """Everything the report prints (see the module docstring)."""
+    """Everything the report prints (see the module docstring).
+
+    ``cd`` holds the composition-dependent expected values alone (the report prints no
+    other figure of it: its win, stand-off and loss chances and deviation read zero);
+    ``td``, the chart's, holds every figure.
+    """
 
     rules: Rules
     cd: MainGameResult
@@ -171,7 +176,7 @@ def _par_sheet(rules: Rules, search: StatedRtpSearch | None) -> ParSheet:
     timings: dict[str, float] = {}
     mark = time.perf_counter()
     _step("main game, composition-dependent")
-    cd = analyze(rules)
+    cd = analyze(rules, outcomes=False)
     timings["cd"] = time.perf_counter() - mark
     mark = time.perf_counter()
     _step("basic strategy chart")
