@@ -6,7 +6,9 @@ Prints, beside the figures it is measured against:
   first run with an empty cache (the kernels are compiled ahead of time into it), then
   every preset with the compiled kernels cached (a user's second run); beside it, the
   same with Numba's build (where the compiled one cannot be made: Numba loads in every
-  process, and compiles into its own cache the first time);
+  process, and compiles into its own cache the first time), and on one core
+  (``NUMBA_NUM_THREADS=1``: the dealer's distributions in one thread, and no helper
+  process for the stated-RTP search);
 * warm, in one process, with every result cache cleared before each timing: the main
   game's composition-dependent EV for an 8-deck split-once rule set and for resplits to
   four hands, and each preset's full report (both strategies and all side bets).
@@ -59,11 +61,14 @@ def best_wall_and_cpu(runs: int, work: Callable[[], object]) -> tuple[float, flo
     return min(times)
 
 
-def command_seconds(name: str, cache_dir: str) -> float:
+def command_seconds(name: str, cache_dir: str, threads: int | None = None) -> float:
     """Wall seconds of ``croupier edge --rules NAME --json`` as a user runs it: a new
     process, default options, every cache in ``cache_dir`` (stated-RTP search, both
-    strategies and every side bet included)."""
+    strategies and every side bet included); with ``threads``, ``NUMBA_NUM_THREADS`` set
+    to it (1: one core, no helper process for the search)."""
     environment = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, CROUPIER_CACHE_DIR=cache_dir)
+    if threads is not None:
+        environment["NUMBA_NUM_THREADS"] = str(threads)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "croupier", "edge", "--rules", name, "--json"],
@@ -96,15 +101,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as compiled, tempfile.TemporaryDirectory() as jit:
         numba_only(jit)
         firsts = [command_seconds("rws-v5", cache) for cache in (compiled, jit)]
-        print(f"  {'':32s} {'compiled':>9s} {'Numba':>9s}")
+        print(f"  {'':32s} {'compiled':>9s} {'Numba':>9s} {'compiled, 1 core':>17s}")
         print(f"  {'first run (rws-v5), empty cache':32s} {firsts[0]:8.2f}s {firsts[1]:8.2f}s")
-        print("  cached, best of 3 (the two builds taken in turn):")
+        print("  cached, best of 5 (the three taken in turn):")
+        runs = ((compiled, None), (jit, None), (compiled, 1))
         for name in PRESETS:
-            best = [9e9, 9e9]
-            for _ in range(3):
-                for place, cache in enumerate((compiled, jit)):
-                    best[place] = min(best[place], command_seconds(name, cache))
-            print(f"    {name:30s} {best[0]:8.2f}s {best[1]:8.2f}s")
+            best = [9e9] * len(runs)
+            for _ in range(5):
+                for place, (cache, threads) in enumerate(runs):
+                    best[place] = min(best[place], command_seconds(name, cache, threads))
+            print(f"    {name:30s} {best[0]:8.2f}s {best[1]:8.2f}s {best[2]:16.2f}s")
     print()
     threads = native.threads()
     print("main game EV, composition-dependent, warm (best of 5)")

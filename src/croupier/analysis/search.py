@@ -184,12 +184,12 @@ class StatedRtpSearch:
 
 def _apart(rules: Rules, change: tuple[str, object]) -> bool:
     """Whether a change shares no dealer distributions or valuations with ``rules``
-    (more decks, the other soft 17), or needs the most new ones (the most split hands)."""
+    (other decks, the other soft 17), or needs many new ones (more split hands: those
+    of the most hands serve the fewer's, so they go together)."""
     name, value = change
     if name in ("decks", "dealer_hits_soft_17"):
         return True
-    most = max(_SPLIT_HANDS)
-    return name == "max_split_hands" and value == most and rules.max_split_hands < most
+    return name == "max_split_hands" and isinstance(value, int) and value > rules.max_split_hands
 
 
 def _split_hands_first(change: tuple[str, object]) -> int:
