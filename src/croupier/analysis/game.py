@@ -392,9 +392,6 @@ def sharing_valuations(rules: Rules) -> Iterator[None]:
         _shared.reset(token)
 
 
-#: Valuations allocated at once (see :meth:`_UpCardAnalysis._valuation_arrays`).
-_VALUATIONS_A_BLOCK = 8
-
 #: The plays of a split hand of two cards, by their code in :meth:`_UpCardAnalysis._post_split`.
 _POST_SPLIT_ACTIONS = ("stand", "hit", "double")
 _POST_SPLIT_CODES = {action: code for code, action in enumerate(_POST_SPLIT_ACTIONS)}
@@ -420,8 +417,6 @@ class _UpCardAnalysis:
         self.blackjack_rank = TEN if up == ACE else ACE if up == TEN else -1
         self.policy = policy if policy is not None else np.full(self.graph.size, -1, dtype=np.int64)
         self._prepare_dealer()
-        # Valuations' arrays allocated and not yet used (see _valuation_arrays).
-        self._free: list[FloatArray] = []
         self.main = self._value(0, 0)
         self._split_valuations: dict[tuple[int, int], _Valuation] = {}
         self._outcome_tables: dict[tuple[int, int], FloatArray] = {}
@@ -473,8 +468,8 @@ class _UpCardAnalysis:
             # number of hands, whose value the resplit formula then takes exactly.
             first = self._split_valuation(pair, 1)
             policy = np.where(first.hit > first.stand, 1, 0).astype(np.int64)
-        # Six contiguous arrays the kernel fills.
-        stand, stand_doubled, hit, best, double, blackjack = self._valuation_arrays()
+        # One block for the six arrays: each row a contiguous array the kernel fills.
+        stand, stand_doubled, hit, best, double, blackjack = np.zeros((6, graph.size))
         valuation = _Valuation(
             stand=stand,
             stand_doubled=stand_doubled,
@@ -510,14 +505,6 @@ class _UpCardAnalysis:
         if shared is not None:
             shared.keep(self, pair, out, valuation)
         return valuation
-
-    def _valuation_arrays(self) -> FloatArray:
-        """Zeros for a valuation's six arrays, carved from blocks of several valuations:
-        an allocation of one valuation's size is a memory mapping of its own, which
-        costs more than the kernel's pass on some machines (about 100 µs here)."""
-        if not self._free:
-            self._free = list(np.zeros((_VALUATIONS_A_BLOCK, 6, self.graph.size)))
-        return self._free.pop()
 
     def _split_valuation(self, pair: int, others_out: int) -> _Valuation:
         key = (pair, others_out)
