@@ -383,8 +383,9 @@ _shared: contextvars.ContextVar[_SharedValuations | None] = contextvars.ContextV
 @contextlib.contextmanager
 def sharing_valuations(rules: Rules) -> Iterator[None]:
     """Within the block, analyses of rule sets that value hands as ``rules`` does share
-    their valuations (the rule changes of a report's stated-RTP search; the valuations
-    are let go at the end of the block)."""
+    their valuations, and :func:`up_card_analysis` gives the same analysis again (a
+    report's two strategies and its stated-RTP search's rule changes; all is let go at
+    the end of the block)."""
     token = _shared.set(_SharedValuations(rules))
     try:
         yield
@@ -427,7 +428,7 @@ class _UpCardAnalysis:
         self._by_box = _charged_by_box(rules)
         # The play of the two-card hands of a split, by (pair, out): see _post_split.
         self._post_splits: dict[tuple[int, int], tuple[list[str], list[float]]] = {}
-        self._split_doubles = self._doubles_after_split()
+        self._doubles = self._doubling()
 
     def _split_plan(self) -> list[tuple[int, int]]:
         """The (pair, other pair cards out) a split analysis will value."""
@@ -514,16 +515,17 @@ class _UpCardAnalysis:
 
     # -- the options of a two-card hand ----------------------------------------------------------
 
-    def _can_double(self, node: int, *, after_split: bool, pair: int) -> bool:
+    def _doubling(self) -> npt.NDArray[np.bool_]:
+        """Per hand of two cards, whether the rules let it double (a split hand's also
+        needs double after split, and not a split of Aces)."""
         rules = self.rules
-        total = int(self.graph.total[node])
-        if after_split and (not rules.double_after_split or pair == ACE):
-            return False
-        if rules.double_on is DoubleOn.NINE_TO_ELEVEN and (
-            bool(self.graph.soft[node]) or total not in (9, 10, 11)
-        ):
-            return False
-        return not (total == 21 and not rules.double_on_21)
+        graph = self.graph
+        allowed = np.ones(graph.size, dtype=np.bool_)
+        if rules.double_on is DoubleOn.NINE_TO_ELEVEN:
+            allowed &= ~graph.soft.astype(np.bool_) & (graph.total >= 9) & (graph.total <= 11)
+        if not rules.double_on_21:
+            allowed &= graph.total != 21
+        return allowed
 
     def _post_split(self, pair: int, out: int) -> tuple[list[str], list[float]]:
         """The play of each two-card hand of a split of ``pair`` with ``out`` pair cards
@@ -541,7 +543,7 @@ class _UpCardAnalysis:
         double = valuation.double[nodes]
         totals = graph.total[nodes]
         may_stand = ~(rules.must_draw_to_12 & (totals < 12))
-        may_double = self._split_doubles[nodes] if pair != ACE else np.zeros(RANKS, np.bool_)
+        may_double = self._doubles[nodes] & (rules.double_after_split and pair != ACE)
         fixed = totals == 21
         if pair == ACE and not rules.hit_split_aces:
             fixed[:] = True
@@ -573,19 +575,6 @@ class _UpCardAnalysis:
         played = ([_POST_SPLIT_ACTIONS[code] for code in codes.tolist()], values.tolist())
         self._post_splits[key] = played
         return played
-
-    def _doubles_after_split(self) -> npt.NDArray[np.bool_]:
-        """Per hand, whether a split hand (not of Aces) may double (as :meth:`_can_double`)."""
-        rules = self.rules
-        graph = self.graph
-        if not rules.double_after_split:
-            return np.zeros(graph.size, dtype=np.bool_)
-        allowed = np.ones(graph.size, dtype=np.bool_)
-        if rules.double_on is DoubleOn.NINE_TO_ELEVEN:
-            allowed &= ~graph.soft.astype(np.bool_) & (graph.total >= 9) & (graph.total <= 11)
-        if not rules.double_on_21:
-            allowed &= graph.total != 21
-        return allowed
 
     def split_value(self, pair: int) -> float:
         """The expected value of splitting a pair, resplitting as allowed and as is best.
@@ -854,7 +843,7 @@ class _UpCardAnalysis:
                 total = int(graph.total[node])
                 if not (rules.must_draw_to_12 and total < 12):
                     options["stand"] = float(main.stand[node])
-                if self._can_double(node, after_split=False, pair=-1):
+                if self._doubles[node]:
                     options["double"] = float(main.double[node])
                 surrender = self._surrender_value(chance)
                 if surrender is not None:
