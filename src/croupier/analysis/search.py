@@ -207,6 +207,7 @@ class _Helper:
         context = multiprocessing.get_context("fork")
         self._front = front
         self._size = len(changes)
+        self._parent = os.getpid()
         # The next place at the front, and one past the last place left at the back.
         self._ends = context.RawArray("i", [0, len(changes)])
         self._lock = context.Lock()
@@ -262,6 +263,7 @@ class _Helper:
         # The parent's standard streams are not the helper's to write or flush.
         devnull = open(os.devnull, "w")  # noqa: SIM115 - open for the process's life
         sys.stdout = sys.stderr = devnull
-        while (place := self.take_front()) is not None:
+        # A parent that died is not waited for beyond the change under way.
+        while os.getppid() == self._parent and (place := self.take_front()) is not None:
             sending.send((place, change_rtp(rules, changes[place])))
         sending.close()
