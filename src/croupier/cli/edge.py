@@ -38,9 +38,8 @@ def edge(rules_name: str, settings: tuple[str, ...], as_json: bool) -> None:
     The JSON is the same for the same rules: the time taken goes to stderr.
     """
     rules = apply_changes(find_preset(rules_name).rules, settings)
-    # The analysis loads NumPy and compiles its kernels: only this command pays for it.
-    from rich.console import Console
-
+    # The analysis loads NumPy and its kernels (and the tables, Rich): only this command
+    # pays for them.
     sheet = _computed(rules)
     if as_json:
         report = sheet.to_json()
@@ -48,6 +47,8 @@ def edge(rules_name: str, settings: tuple[str, ...], as_json: bool) -> None:
         echo_json(report)
         echo_timing(f"Computed in {sheet.seconds:.2f} s.")
         return
+    from rich.console import Console
+
     _print(sheet, Console())
 
 
@@ -55,13 +56,13 @@ def _computed(rules: Rules) -> ParSheet:
     """The PAR sheet, with a progress line on a terminal's stderr while it is computed."""
     import sys
 
-    from rich.console import Console
-
     from croupier.analysis.report import par_sheet, reporting_progress
 
     compiled_math()
     if not sys.stderr.isatty():
         return par_sheet(rules)
+    from rich.console import Console
+
     title = "Computing the exact return"
     with Console(stderr=True).status(title) as status:
 
