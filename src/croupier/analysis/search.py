@@ -2,13 +2,13 @@
 figure a rulebook states (where the computed one does not).
 
 Each rule change is an analysis of its own: a chart derived, then valued.  Most
-changes (split, double, surrender and dealer-blackjack rules) value every hand as the
+changes (split, double, surrender and dealer-blackjack rules) value many hands as the
 rules do and share the rules' valuations (:func:`~.game.sharing_valuations`: the
 report holds them for the search).  The changes of the decks or of the dealer's soft
-17 need their own dealer distributions and valuations, as does the most split hands
-the search tries: where a second core is free, a helper process computes them from
-the moment the report starts, beside the rules' own analysis.  Which process computes
-a change does not change a figure.
+17 need their own dealer distributions and valuations, as do the changes to more
+split hands: where a second core is free, a helper process computes them from the
+moment the report starts, beside the rules' own analysis.  Which process computes a
+change does not change a figure.
 
 >>> from croupier.presets import find_rules
 >>> rules = find_rules("online-8deck")
@@ -95,7 +95,7 @@ def change_rtp(rules: Rules, change: tuple[str, object]) -> float:
 class StatedRtpSearch:
     """The search for one rule set, made before the rules' own analysis.
 
-    The changes wait in one queue: those that share nothing with the rules' analysis
+    The changes wait in one queue: those that share little with the rules' analysis
     (:func:`_apart`) at its front, the others at its back.  With ``helper`` true and a
     second core free, a forked helper process starts at once on the front, while this
     one works on the rules' own analysis; :meth:`matching` then takes changes from the
