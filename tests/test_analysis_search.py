@@ -9,8 +9,6 @@ checked against the figures themselves, computed afresh.
 
 from __future__ import annotations
 
-import multiprocessing
-
 import numpy as np
 import pytest
 
@@ -21,10 +19,6 @@ from croupier.analysis.shoe import ACE, RANKS
 from croupier.analysis.strategy import derive_strategy
 from croupier.presets import find_rules
 from croupier.rules import DoubleOn, Rules, Surrender
-
-pytestmark = pytest.mark.skipif(
-    "fork" not in multiprocessing.get_all_start_methods(), reason="the helper is forked"
-)
 
 # Online rulebook, "RTP: 99.64%", on 6 decks: a rule set the search runs on whose
 # figures are quick to compute afresh.
@@ -84,7 +78,7 @@ def test_a_helper_that_dies_loses_nothing(fresh: dict[tuple[str, object], float]
     with StatedRtpSearch(ONLINE_6) as search:
         helper = search._helper
         if helper is None:
-            pytest.skip("one core: no helper")
+            pytest.skip("no helper here: one core, or not Linux")
         helper._process.kill()
         helper._process.join()
         found = _found(search, stated)
@@ -97,7 +91,7 @@ def test_leaving_the_search_stops_its_helper() -> None:
     with StatedRtpSearch(ONLINE_6) as search:
         helper = search._helper
         if helper is None:
-            pytest.skip("one core: no helper")
+            pytest.skip("no helper here: one core, or not Linux")
         process = helper._process
         assert process.is_alive()
     assert not process.is_alive()

@@ -6,8 +6,9 @@ changes (split, double, surrender and dealer-blackjack rules) value many hands a
 rules do and share the rules' valuations (:func:`~.game.sharing_valuations`: the
 report holds them for the search).  The changes of the decks or of the dealer's soft
 17 need their own dealer distributions and valuations, as do the changes to more
-split hands: where a second core is free, a helper process computes them from the
-moment the report starts, beside the rules' own analysis.  Which process computes a
+split hands: where a second core is free (on Linux, where a process can be forked
+safely), a helper process computes them from the moment the report starts, beside the
+rules' own analysis.  Which process computes a
 change does not change a figure.
 
 >>> from croupier.presets import find_rules
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from multiprocessing.context import ForkProcess
 
 __all__ = ["RuleChange", "StatedRtpSearch", "candidates"]
+
+#: Whether a helper can be forked: on Linux (elsewhere a fork is unsafe or missing).
+_CAN_FORK = sys.platform.startswith("linux")
 
 #: The split hands the search tries.
 _SPLIT_HANDS = (2, 3, 4)
@@ -120,7 +124,7 @@ class StatedRtpSearch:
         # Alone, this process takes them in that order.
         self._alone = ordered
         self._helper: _Helper | None = None
-        if helper and apart and threads() > 1 and "fork" in multiprocessing.get_all_start_methods():
+        if helper and apart and threads() > 1 and _CAN_FORK:
             changes = [self.changes[index] for index in self._queue]
             self._helper = _Helper(rules, changes, len(apart))
 
