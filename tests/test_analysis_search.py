@@ -194,3 +194,47 @@ def test_split_hands_play_by_their_options(rules: Rules) -> None:
                 expected = _post_split_reference(analysis, pair, out)
                 assert (actions, values) == expected, (up, pair, out)
                 assert np.isfinite(values).all()
+
+
+def test_a_helper_and_this_process_take_every_place_once() -> None:
+    """The two ends of the queue meet: each place is computed once, by one of them,
+    and the helper takes none beyond its front."""
+    from croupier.analysis.helper import Helper, can_help
+
+    if not can_help():
+        pytest.skip("no helper here: one core, or not Linux")
+    with Helper(lambda place: place * 10, 8, front=5) as helper:
+        mine = []
+        while (place := helper.take_back()) is not None:
+            mine.append(place)
+        theirs = helper.results()
+    assert all(place < 5 and result == place * 10 for place, result in theirs)
+    assert sorted(mine + [place for place, _ in theirs]) == list(range(8))
+    assert mine == sorted(mine, reverse=True)
+
+
+@pytest.mark.parametrize("name", ["rws-v4", "casino-to-go"])
+def test_the_report_by_up_card_with_a_helper_is_the_analysis_itself(name: str) -> None:
+    """The report's main game, computed up card by up card and partly in a helper
+    process, is bitwise the composition-dependent analysis, the derived chart and its
+    value computed whole (the chart cell by cell, in the same order)."""
+    from croupier.analysis.report import _main_game
+
+    rules = find_rules(name).replace(decks=4)
+    with sharing_valuations(rules):
+        cd, strategy, td = _main_game(rules, helped=True)
+    derive_strategy.cache_clear()
+    whole = derive_strategy(rules)
+    assert list(strategy.first.items()) == list(whole.first.items())
+    assert list(strategy.drawn.items()) == list(whole.drawn.items())
+    assert list(strategy.pairs.items()) == list(whole.pairs.items())
+    alone = analyze(rules, outcomes=False)
+    assert (cd.ev, [up.ev for up in cd.per_up]) == (alone.ev, [up.ev for up in alone.per_up])
+    valued = whole.evaluate()
+    assert (td.ev, td.sd, td.round_win, td.win, td.blackjack) == (
+        valued.ev,
+        valued.sd,
+        valued.round_win,
+        valued.win,
+        valued.blackjack,
+    )

@@ -137,9 +137,10 @@ def test_report_counts_win_stand_off_and_loss_per_round() -> None:
 
 def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> None:
     """A report that takes a while says what it is doing (``croupier edge`` shows it on a
-    terminal's stderr): the main game, the chart, the side bets, then each rule change
-    the stated RTP's search tries (the online rulebook states "RTP: 99.64%")."""
-    from croupier.analysis.native import threads
+    terminal's stderr): the main game and the chart up card by up card, the side bets,
+    then each rule change the stated RTP's search tries (the online rulebook states
+    "RTP: 99.64%")."""
+    from croupier.analysis.helper import can_help
     from croupier.analysis.report import par_sheet, reporting_progress
     from croupier.analysis.search import candidates
     from croupier.presets import find_rules
@@ -148,18 +149,21 @@ def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> 
     steps: list[str] = []
     with reporting_progress(steps.append):
         par_sheet(rules)
-    assert steps[:3] == ["main game, composition-dependent", "basic strategy chart", "side bets"]
+    # The main game up card by up card (all here: the search's helper is busy), then
+    # the side bets.
+    main = [f"main game, both strategies: up card {n} of 10" for n in range(1, 11)]
+    assert steps[:11] == [*main, "side bets"]
     # Each rule change started here, counted with those a second process started (where
     # a second core is free: the last step then names what was left to it).
     count = len(candidates(rules))
     started = [
         int(step.split()[-3])
-        for step in steps[3:]
+        for step in steps[11:]
         if step.startswith("the stated RTP: rule change ") and step.endswith(f" of {count}")
     ]
     assert started and started == sorted(set(started)) and started[-1] <= count
-    left = steps[3 + len(started) :]
-    if threads() == 1:
+    left = steps[11 + len(started) :]
+    if not can_help():
         assert started == list(range(1, count + 1)) and not left
     else:
         assert left == ["the stated RTP: the rule changes left to the second process"]

@@ -1226,21 +1226,33 @@ def analyze(rules: Rules, chart: Chart | None = None, *, outcomes: bool = True) 
     With ``outcomes`` false only the expected values are computed: the win, stand-off
     and loss chances and the standard deviation read zero.
     """
+    return combine(
+        rules, [up_card_result(rules, up, chart, outcomes=outcomes) for up in range(RANKS)]
+    )
+
+
+def up_card_result(
+    rules: Rules, up: int, chart: Chart | None = None, *, outcomes: bool = True
+) -> UpCardResult:
+    """The main game's expected value given one up card (see :func:`analyze`): ``chart``
+    is read for that up card alone."""
+    analysis = (
+        up_card_analysis(rules, up)
+        if chart is None
+        else _UpCardAnalysis(rules, up, chart.policy(up), chart)
+    )
+    decisions = analysis.decisions(outcomes=outcomes)
+    ev = float(sum(decision.probability * decision.ev for decision in decisions))
     shoe = full_shoe(rules.decks)
-    size = int(shoe.sum())
-    per_up: list[UpCardResult] = []
+    probability = float(shoe[up]) / int(shoe.sum())
+    return UpCardResult(up, probability, ev, tuple(decisions))
+
+
+def combine(rules: Rules, per_up: list[UpCardResult]) -> MainGameResult:
+    """The main game's result from its results by up card, in up-card order."""
     total = 0.0
-    for up in range(RANKS):
-        analysis = (
-            up_card_analysis(rules, up)
-            if chart is None
-            else _UpCardAnalysis(rules, up, chart.policy(up), chart)
-        )
-        decisions = analysis.decisions(outcomes=outcomes)
-        ev = float(sum(decision.probability * decision.ev for decision in decisions))
-        probability = float(shoe[up]) / size
-        per_up.append(UpCardResult(up, probability, ev, tuple(decisions)))
-        total += probability * ev
+    for result in per_up:
+        total += result.probability * result.ev
     return MainGameResult(rules, total, tuple(per_up))
 
 

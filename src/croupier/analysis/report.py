@@ -16,10 +16,18 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from croupier.analysis.game import MainGameResult, analyze, sharing_valuations
+from croupier.analysis.game import (
+    MainGameResult,
+    UpCardResult,
+    combine,
+    sharing_valuations,
+    up_card_result,
+)
+from croupier.analysis.helper import Helper, can_help
 from croupier.analysis.search import TOLERANCE, RuleChange, StatedRtpSearch
+from croupier.analysis.shoe import RANKS
 from croupier.analysis.sidebets import SideBetAnalysis, analyze_side_bets
-from croupier.analysis.strategy import BasicStrategy, derive_strategy
+from croupier.analysis.strategy import BasicStrategy, Play, chart_cells
 from croupier.rules import Rules
 
 __all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet", "reporting_progress"]
@@ -36,8 +44,8 @@ def reporting_progress(callback: Callable[[str], None]) -> Iterator[None]:
     >>> steps = []
     >>> with reporting_progress(steps.append):
     ...     _ = par_sheet(find_rules("casino-to-go").replace(decks=5))
-    >>> steps[0]
-    'main game, composition-dependent'
+    >>> steps[-1]
+    'side bets'
     """
     token = _PROGRESS.set(callback)
     try:
@@ -164,25 +172,68 @@ def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
     """Compute the PAR sheet of ``rules`` (see the module docstring)."""
     # Both strategies' analyses and the search's rule changes value many hands alike.
     with sharing_valuations(rules):
-        if not explain or rules.name not in STATED_RTP:
-            return _par_sheet(rules, None)
+        if not explain:
+            return _par_sheet(rules, None, helped=False)
+        if rules.name not in STATED_RTP:
+            # A helper process (where a second core is free) takes some up cards.
+            return _par_sheet(rules, None, helped=True)
         # A helper process starts on the search now, beside the rules' own analysis.
         with StatedRtpSearch(rules) as search:
-            return _par_sheet(rules, search)
+            return _par_sheet(rules, search, helped=False)
 
 
-def _par_sheet(rules: Rules, search: StatedRtpSearch | None) -> ParSheet:
+def _up_card(rules: Rules, up: int) -> tuple[UpCardResult, BasicStrategy, UpCardResult]:
+    """Against one up card: the composition-dependent result, the chart's column, and
+    the chart's result (the chart's column is all it reads)."""
+    cd = up_card_result(rules, up, outcomes=False)
+    column = chart_cells(rules, up)
+    return cd, column, up_card_result(rules, up, column)
+
+
+def _main_game(
+    rules: Rules, *, helped: bool
+) -> tuple[MainGameResult, BasicStrategy, MainGameResult]:
+    """The main game under both strategies, and the chart, computed up card by up card;
+    with ``helped``, a helper process takes up cards from the other end
+    (:mod:`~croupier.analysis.helper`, where a second core is free)."""
+    pieces: dict[int, tuple[UpCardResult, BasicStrategy, UpCardResult]] = {}
+    helper = (
+        Helper(lambda up: _up_card(rules, up), RANKS, front=RANKS)
+        if helped and can_help()
+        else None
+    )
+    with helper or contextlib.nullcontext():
+        while True:
+            up = (RANKS - 1 - len(pieces)) if helper is None else helper.take_back()
+            if up is None or up < 0:
+                break
+            _step(f"main game, both strategies: up card {RANKS - up} of {RANKS}")
+            pieces[up] = _up_card(rules, up)
+        if helper is not None:
+            pieces.update(helper.results())
+    for up in range(RANKS):
+        if up not in pieces:
+            # Taken by a helper that died before it sent the figures: computed here.
+            pieces[up] = _up_card(rules, up)
+    first: dict[tuple[bool, int, int], Play] = {}
+    drawn: dict[tuple[bool, int, int], Play] = {}
+    pairs: dict[tuple[int, int], Play] = {}
+    for up in range(RANKS):
+        column = pieces[up][1]
+        first.update(column.first)
+        drawn.update(column.drawn)
+        pairs.update(column.pairs)
+    cd = combine(rules, [pieces[up][0] for up in range(RANKS)])
+    td = combine(rules, [pieces[up][2] for up in range(RANKS)])
+    return cd, BasicStrategy(rules, first, drawn, pairs), td
+
+
+def _par_sheet(rules: Rules, search: StatedRtpSearch | None, *, helped: bool) -> ParSheet:
     start = time.perf_counter()
     timings: dict[str, float] = {}
     mark = time.perf_counter()
-    _step("main game, composition-dependent")
-    cd = analyze(rules, outcomes=False)
-    timings["cd"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    _step("basic strategy chart")
-    strategy = derive_strategy(rules)
-    td = strategy.evaluate()
-    timings["td"] = time.perf_counter() - mark
+    cd, strategy, td = _main_game(rules, helped=helped)
+    timings["main"] = time.perf_counter() - mark
     mark = time.perf_counter()
     _step("side bets")
     side_bets = analyze_side_bets(rules)

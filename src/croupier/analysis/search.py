@@ -23,26 +23,15 @@ change does not change a figure.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from types import TracebackType
-from typing import TYPE_CHECKING
 
-from croupier.analysis.native import threads
+from croupier.analysis.helper import Helper, can_help
 from croupier.analysis.strategy import derive_strategy
 from croupier.rules import DealerBlackjackTakes, HoleCard, Rules, Surrender
 
-if TYPE_CHECKING:
-    from multiprocessing.context import ForkProcess
-
 __all__ = ["RuleChange", "StatedRtpSearch", "candidates"]
-
-#: Whether a helper can be forked: on Linux (elsewhere a fork is unsafe or missing).
-_CAN_FORK = sys.platform.startswith("linux")
 
 #: The split hands the search tries.
 _SPLIT_HANDS = (2, 3, 4)
@@ -123,10 +112,12 @@ class StatedRtpSearch:
         self._queue = apart + shared[::-1]
         # Alone, this process takes them in that order.
         self._alone = ordered
-        self._helper: _Helper | None = None
-        if helper and apart and threads() > 1 and _CAN_FORK:
+        self._helper: Helper[float] | None = None
+        if helper and apart and can_help():
             changes = [self.changes[index] for index in self._queue]
-            self._helper = _Helper(rules, changes, len(apart))
+            self._helper = Helper(
+                lambda place: change_rtp(rules, changes[place]), len(changes), front=len(apart)
+            )
 
     def __enter__(self) -> StatedRtpSearch:
         return self
@@ -200,74 +191,3 @@ def _split_hands_first(change: tuple[str, object]) -> int:
     """Sorts rule changes to more split hands first, the others after in their order."""
     name, value = change
     return -value if name == "max_split_hands" and isinstance(value, int) else 0
-
-
-class _Helper:
-    """A forked process computing changes from the front of a queue while this one
-    takes them from the back (:meth:`take_back`); each figure is sent as it is made."""
-
-    def __init__(self, rules: Rules, changes: list[tuple[str, object]], front: int) -> None:
-        """Start the helper on ``changes``, taking no more than the ``front`` first."""
-        context = multiprocessing.get_context("fork")
-        self._front = front
-        self._size = len(changes)
-        self._parent = os.getpid()
-        # The next place at the front, and one past the last place left at the back.
-        self._ends = context.RawArray("i", [0, len(changes)])
-        self._lock = context.Lock()
-        self._receiving, sending = context.Pipe(duplex=False)
-        self._process: ForkProcess = context.Process(
-            target=self._help, args=(sending, rules, changes), daemon=True
-        )
-        self._process.start()
-        sending.close()
-
-    def take_front(self) -> int | None:
-        """The next place from the front, or None when the two ends have met (or the
-        front's places are taken)."""
-        with self._lock:
-            first, last = int(self._ends[0]), int(self._ends[1])
-            if first >= min(last, self._front):
-                return None
-            self._ends[0] = first + 1
-            return first
-
-    def take_back(self) -> int | None:
-        """The next place from the back, or None when the two ends have met."""
-        with self._lock:
-            first, last = int(self._ends[0]), int(self._ends[1])
-            if first >= last:
-                return None
-            self._ends[1] = last - 1
-            return last - 1
-
-    def started(self) -> int:
-        """How many changes the two processes have taken."""
-        with self._lock:
-            return int(self._ends[0]) + self._size - int(self._ends[1])
-
-    def results(self) -> list[tuple[int, float]]:
-        """The (place, RTP) the helper computed, once it is done (fewer if it died)."""
-        received: list[tuple[int, float]] = []
-        while True:
-            try:
-                received.append(self._receiving.recv())
-            except (EOFError, OSError):
-                return received
-
-    def stop(self) -> None:
-        """End the helper (at once, if it still runs)."""
-        if self._process.is_alive():
-            self._process.kill()
-        self._process.join()
-        self._receiving.close()
-
-    def _help(self, sending: Connection, rules: Rules, changes: list[tuple[str, object]]) -> None:
-        """The helper's work, in the forked process."""
-        # The parent's standard streams are not the helper's to write or flush.
-        devnull = open(os.devnull, "w")  # noqa: SIM115 - open for the process's life
-        sys.stdout = sys.stderr = devnull
-        # A parent that died is not waited for beyond the change under way.
-        while os.getppid() == self._parent and (place := self.take_front()) is not None:
-            sending.send((place, change_rtp(rules, changes[place])))
-        sending.close()

@@ -166,66 +166,79 @@ def _better(first: float, second: float) -> bool:
 @functools.cache
 def derive_strategy(rules: Rules) -> BasicStrategy:
     """Derive the basic strategy chart for ``rules`` (cached)."""
-    graph = hand_graph()
     first: dict[tuple[bool, int, int], Play] = {}
     drawn: dict[tuple[bool, int, int], Play] = {}
     pairs: dict[tuple[int, int], Play] = {}
     for up in range(RANKS):
-        analysis = up_card_analysis(rules, up)
-        decisions = analysis.decisions(outcomes=False)
-        # Hit or stand past the first decision, by total, weighted by how often a hand is met.
-        weights = _hand_weights(rules.decks, up)
-        differences = analysis.main.stand - analysis.main.hit
-        # Summed by (soft, total) in node order: 32 * soft + total.
-        chosen = (graph.cards >= 3) & analysis.main.mask
-        keys = 32 * graph.soft[chosen].astype(np.int64) + graph.total[chosen]
-        sums = np.bincount(keys, weights=(weights * differences)[chosen], minlength=64)
-        met = np.bincount(keys, minlength=64) > 0
-        for soft in (False, True):
-            for total in range(4, 22):
-                index = 32 * int(soft) + total
-                stands = bool(met[index]) and float(sums[index]) >= 0
-                if total == 21 or (stands and total >= 12):
-                    drawn[(soft, total, up)] = Play.STAND
-                else:
-                    drawn[(soft, total, up)] = Play.HIT
-        # The first decision, by total, over the two-card hands that are not pairs.
-        groups: dict[tuple[bool, int], dict[str, float]] = {}
-        pair_groups: dict[tuple[bool, int], dict[str, float]] = {}
-        for decision in decisions:
-            if decision.action == "blackjack":
-                continue
-            one, two = decision.cards
-            node = graph.index_of((one, two))
-            key = (bool(graph.soft[node]), int(graph.total[node]))
-            target = pair_groups if one == two else groups
-            sums_of = target.setdefault(key, {})
-            for option, value in decision.options.items():
-                if option != "split":
-                    sums_of[option] = sums_of.get(option, 0.0) + decision.probability * value
-        for key in set(groups) | set(pair_groups):
-            options = groups.get(key) or pair_groups[key]
-            first[(key[0], key[1], up)] = _play_of(options)
-        for decision in decisions:
-            one, two = decision.cards
-            if one != two:
-                continue
-            options = decision.options
-            if "split" not in options:
-                node = graph.index_of((one, two))
-                pairs[(one, up)] = first[(bool(graph.soft[node]), int(graph.total[node]), up)]
-                continue
-            others = {name: value for name, value in options.items() if name != "split"}
-            best_other = max(others, key=lambda name: others[name])
-            if _better(options["split"], others[best_other]):
-                pairs[(one, up)] = Play.SPLIT
-            elif best_other == "surrender" and _better(
-                options["split"], max(others.get("hit", -9.0), others.get("stand", -9.0))
-            ):
-                pairs[(one, up)] = Play.SURRENDER_OR_SPLIT
+        cells = chart_cells(rules, up)
+        first.update(cells.first)
+        drawn.update(cells.drawn)
+        pairs.update(cells.pairs)
+    return BasicStrategy(rules, first, drawn, pairs)
+
+
+def chart_cells(rules: Rules, up: int) -> BasicStrategy:
+    """The chart's cells against one up card (a chart of that column alone), derived
+    from the composition-dependent analysis against it."""
+    graph = hand_graph()
+    first: dict[tuple[bool, int, int], Play] = {}
+    drawn: dict[tuple[bool, int, int], Play] = {}
+    pairs: dict[tuple[int, int], Play] = {}
+    analysis = up_card_analysis(rules, up)
+    decisions = analysis.decisions(outcomes=False)
+    # Hit or stand past the first decision, by total, weighted by how often a hand is met.
+    weights = _hand_weights(rules.decks, up)
+    differences = analysis.main.stand - analysis.main.hit
+    # Summed by (soft, total) in node order: 32 * soft + total.
+    chosen = (graph.cards >= 3) & analysis.main.mask
+    keys = 32 * graph.soft[chosen].astype(np.int64) + graph.total[chosen]
+    sums = np.bincount(keys, weights=(weights * differences)[chosen], minlength=64)
+    met = np.bincount(keys, minlength=64) > 0
+    for soft in (False, True):
+        for total in range(4, 22):
+            index = 32 * int(soft) + total
+            stands = bool(met[index]) and float(sums[index]) >= 0
+            if total == 21 or (stands and total >= 12):
+                drawn[(soft, total, up)] = Play.STAND
             else:
-                node = graph.index_of((one, two))
-                pairs[(one, up)] = first[(bool(graph.soft[node]), int(graph.total[node]), up)]
+                drawn[(soft, total, up)] = Play.HIT
+    # The first decision, by total, over the two-card hands that are not pairs.
+    groups: dict[tuple[bool, int], dict[str, float]] = {}
+    pair_groups: dict[tuple[bool, int], dict[str, float]] = {}
+    for decision in decisions:
+        if decision.action == "blackjack":
+            continue
+        one, two = decision.cards
+        node = graph.index_of((one, two))
+        key = (bool(graph.soft[node]), int(graph.total[node]))
+        target = pair_groups if one == two else groups
+        sums_of = target.setdefault(key, {})
+        for option, value in decision.options.items():
+            if option != "split":
+                sums_of[option] = sums_of.get(option, 0.0) + decision.probability * value
+    for key in set(groups) | set(pair_groups):
+        options = groups.get(key) or pair_groups[key]
+        first[(key[0], key[1], up)] = _play_of(options)
+    for decision in decisions:
+        one, two = decision.cards
+        if one != two:
+            continue
+        options = decision.options
+        if "split" not in options:
+            node = graph.index_of((one, two))
+            pairs[(one, up)] = first[(bool(graph.soft[node]), int(graph.total[node]), up)]
+            continue
+        others = {name: value for name, value in options.items() if name != "split"}
+        best_other = max(others, key=lambda name: others[name])
+        if _better(options["split"], others[best_other]):
+            pairs[(one, up)] = Play.SPLIT
+        elif best_other == "surrender" and _better(
+            options["split"], max(others.get("hit", -9.0), others.get("stand", -9.0))
+        ):
+            pairs[(one, up)] = Play.SURRENDER_OR_SPLIT
+        else:
+            node = graph.index_of((one, two))
+            pairs[(one, up)] = first[(bool(graph.soft[node]), int(graph.total[node]), up)]
     return BasicStrategy(rules, first, drawn, pairs)
 
 
