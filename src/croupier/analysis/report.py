@@ -27,7 +27,7 @@ from croupier.analysis.helper import Helper, can_help
 from croupier.analysis.search import TOLERANCE, RuleChange, StatedRtpSearch
 from croupier.analysis.shoe import RANKS
 from croupier.analysis.sidebets import SideBetAnalysis, analyze_side_bets
-from croupier.analysis.strategy import BasicStrategy, Play, chart_cells
+from croupier.analysis.strategy import BasicStrategy, chart_cells, joined
 from croupier.rules import Rules
 
 __all__ = ["STATED_RTP", "ParSheet", "RuleChange", "par_sheet", "reporting_progress"]
@@ -169,7 +169,12 @@ def _plain(value: object) -> object:
 
 @functools.lru_cache(maxsize=32)
 def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
-    """Compute the PAR sheet of ``rules`` (see the module docstring)."""
+    """Compute the PAR sheet of ``rules`` (see the module docstring).
+
+    With ``explain`` (the command's report), a helper process is forked where a second
+    core is free (:mod:`~croupier.analysis.helper`): it computes the stated-RTP search's
+    costliest rule changes, or, with no search, some of the main game's up cards.
+    """
     # Both strategies' analyses and the search's rule changes value many hands alike.
     with sharing_valuations(rules):
         if not explain:
@@ -215,17 +220,10 @@ def _main_game(
         if up not in pieces:
             # Taken by a helper that died before it sent the figures: computed here.
             pieces[up] = _up_card(rules, up)
-    first: dict[tuple[bool, int, int], Play] = {}
-    drawn: dict[tuple[bool, int, int], Play] = {}
-    pairs: dict[tuple[int, int], Play] = {}
-    for up in range(RANKS):
-        column = pieces[up][1]
-        first.update(column.first)
-        drawn.update(column.drawn)
-        pairs.update(column.pairs)
     cd = combine(rules, [pieces[up][0] for up in range(RANKS)])
+    strategy = joined(rules, [pieces[up][1] for up in range(RANKS)])
     td = combine(rules, [pieces[up][2] for up in range(RANKS)])
-    return cd, BasicStrategy(rules, first, drawn, pairs), td
+    return cd, strategy, td
 
 
 def _par_sheet(rules: Rules, search: StatedRtpSearch | None, *, helped: bool) -> ParSheet:

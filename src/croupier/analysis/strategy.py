@@ -166,14 +166,19 @@ def _better(first: float, second: float) -> bool:
 @functools.cache
 def derive_strategy(rules: Rules) -> BasicStrategy:
     """Derive the basic strategy chart for ``rules`` (cached)."""
+    return joined(rules, [chart_cells(rules, up) for up in range(RANKS)])
+
+
+def joined(rules: Rules, columns: list[BasicStrategy]) -> BasicStrategy:
+    """One chart of the columns' cells, in their order (as :func:`chart_cells` makes
+    them, one an up card)."""
     first: dict[tuple[bool, int, int], Play] = {}
     drawn: dict[tuple[bool, int, int], Play] = {}
     pairs: dict[tuple[int, int], Play] = {}
-    for up in range(RANKS):
-        cells = chart_cells(rules, up)
-        first.update(cells.first)
-        drawn.update(cells.drawn)
-        pairs.update(cells.pairs)
+    for column in columns:
+        first.update(column.first)
+        drawn.update(column.drawn)
+        pairs.update(column.pairs)
     return BasicStrategy(rules, first, drawn, pairs)
 
 
