@@ -738,10 +738,9 @@ class _UpCardAnalysis:
             found = x_memo.get((a, b))
             if found is not None:
                 return found
-            chance = (pairs - a) / (cards - a - b + 1)
             if b == 0:
                 value = drawn(a)[0]
-            elif chance <= 0.0:
+            elif (chance := (pairs - a) / (cards - a - b + 1)) <= 0.0:
                 value = x(a, b - 1)
             else:
                 value = (x(a, b - 1) - chance * x(a + 1, b - 1)) / (1.0 - chance)
