@@ -189,6 +189,48 @@ def test_joining_and_finishing_need_a_round_and_a_player(engine: sqlalchemy.Engi
         assert count == 0
 
 
+def test_several_players_finish_in_one_statement(engine: sqlalchemy.Engine) -> None:
+    """At a round's close every player's balance after it is written at once."""
+    with engine.begin() as conn:
+        alice, bob, carol = users(conn, "alice", "bob", "carol")
+        create(conn, "t1-1")
+        for user in (alice, bob):
+            rounds_store.join_round(conn, "t1-1", user, Decimal("50"))
+        statements: list[str] = []
+        sqlalchemy.event.listen(
+            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
+        )
+        rounds_store.finish_round_players(
+            conn, "t1-1", {alice: Decimal("75.50"), bob: Decimal("0")}
+        )
+        assert len(statements) == 1
+        assert rounds_store.round_balances(conn, "t1-1", alice) == (Decimal("50"), Decimal("75.50"))
+        assert rounds_store.round_balances(conn, "t1-1", bob) == (Decimal("50"), Decimal("0"))
+        rounds_store.finish_round_players(conn, "t1-1", {})  # nothing to write
+        with pytest.raises(NotFound, match=f"user {carol} did not join round 't1-1'"):
+            rounds_store.finish_round_players(
+                conn, "t1-1", {alice: Decimal("1"), carol: Decimal("1")}
+            )
+        with pytest.raises(InvalidAmount, match="balance after -1 is negative"):
+            rounds_store.finish_round_players(conn, "t1-1", {alice: Decimal("-1")})
+
+
+def test_an_input_and_a_join_cost_one_statement_each(engine: sqlalchemy.Engine) -> None:
+    """Every command appends its input, and a first stake joins the player: each is one
+    statement when it is accepted, its checks inside it."""
+    with engine.begin() as conn:
+        (alice,) = users(conn, "alice")
+        create(conn, "t1-1")
+        statements: list[str] = []
+        sqlalchemy.event.listen(
+            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
+        )
+        rounds_store.append_input(conn, "t1-1", 1, {"op": "stand", "player": "ann"})
+        rounds_store.join_round(conn, "t1-1", alice, Decimal("10"))
+        assert len(statements) == 2
+        assert len(rounds_store.load_round(conn, "t1-1").record["inputs"]) == 2
+
+
 def test_player_rounds_newest_first(engine: sqlalchemy.Engine) -> None:
     with engine.begin() as conn:
         alice, bob = users(conn, "alice", "bob")

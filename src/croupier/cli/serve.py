@@ -141,11 +141,20 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
         f"croupier serving {len(settings.tables)} tables on http://{settings.host}:{settings.port}",
         err=True,
     )
+    # No permessage-deflate: a table's messages are a few kilobytes, and compressing each
+    # one for each socket (every player's view differs) cost the server more CPU than
+    # anything but its database writes, and each socket's compressor about 300 kB of
+    # memory besides (a table of 5,000 watchers).
+    options: dict[str, Any] = {
+        "log_level": "warning",
+        "ws_max_size": 65536,
+        "ws_per_message_deflate": False,
+    }
     if listen_fd is not None:  # the address is open already
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=65536))
+        server = uvicorn.Server(uvicorn.Config(app, **options))
         server.run(sockets=[socket.socket(fileno=listen_fd)])
         return
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws_max_size=65536)
+    uvicorn.run(app, host=settings.host, port=settings.port, **options)
 
 
 def _check_cluster(settings: Settings) -> None:

@@ -9,8 +9,9 @@ Every movement is a transaction whose legs sum to zero; the cached balances are
 updated in the same database transaction as the legs.  The functions take a
 :class:`sqlalchemy.Connection` that the caller holds inside a transaction (``with
 engine.begin() as conn:``) and never commit: a movement is atomic with the caller's
-own writes.  Each movement runs inside a savepoint, so a refused one (an error
-raised) leaves nothing behind even if the caller goes on and commits.
+own writes.  A refused movement (an error raised) leaves nothing behind even if the
+caller goes on and commits: a bet or a refund checks everything before it writes (and
+makes a missing account in a savepoint), the other movements run inside a savepoint.
 
 Each movement carries an idempotency key: repeating a request with the same key moves
 nothing and answers the same transaction id; reusing a key for another request is an
@@ -37,7 +38,7 @@ from decimal import Decimal
 import sqlalchemy
 from sqlalchemy import exists, func, insert, select, update
 
-from croupier.server.db import insert_ignoring, utcnow
+from croupier.server.db import any_of, insert_ignoring, utcnow
 from croupier.server.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -50,6 +51,7 @@ __all__ = [
     "UNIT",
     "Movement",
     "balance",
+    "balances",
     "check",
     "close_round",
     "from_units",
@@ -168,9 +170,13 @@ def player_account(conn: sqlalchemy.Connection, user_id: int) -> int:
 
 def round_account(conn: sqlalchemy.Connection, round_id: str) -> int:
     """The id of a round's account (the money on its table), created if missing."""
+    _check_round_id(round_id)
+    return _account(conn, "round", round_id)
+
+
+def _check_round_id(round_id: str) -> None:
     if not round_id or len(round_id) > 64:
         raise LedgerError(f"round id {round_id!r} must have 1 to 64 characters")
-    return _account(conn, "round", round_id)
 
 
 def house_account(conn: sqlalchemy.Connection) -> int:
@@ -191,6 +197,20 @@ def balance(conn: sqlalchemy.Connection, user_id: int) -> Decimal:
         )
     ).scalar_one_or_none()
     return from_units(units or 0)
+
+
+def balances(conn: sqlalchemy.Connection, user_ids: Iterable[int]) -> dict[int, Decimal]:
+    """Several users' balances in one query (zero for one with no account yet)."""
+    wanted = sorted(set(user_ids))
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        select(accounts.c.owner, accounts.c.balance).where(
+            accounts.c.kind == "player", any_of(accounts.c.owner, [str(user) for user in wanted])
+        )
+    )
+    found = {int(row.owner): int(row.balance) for row in rows}
+    return {user: from_units(found.get(user, 0)) for user in wanted}
 
 
 # -- transactions ------------------------------------------------------------------
@@ -236,11 +256,65 @@ def _lock(conn: sqlalchemy.Connection, account_ids: Iterable[int]) -> dict[int, 
     """
     rows = conn.execute(
         select(accounts.c.id, accounts.c.balance)
-        .where(accounts.c.id.in_(sorted(set(account_ids))))
+        .where(any_of(accounts.c.id, sorted(set(account_ids))))
         .order_by(accounts.c.id)
         .with_for_update()
     )
     return {row.id: row.balance for row in rows}
+
+
+def _lock_owned(
+    conn: sqlalchemy.Connection, owners: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """Find and lock the accounts of these (kind, owner) pairs in one query, in id order
+    as :func:`_lock` does; each found one's (id, balance)."""
+    rows = conn.execute(
+        select(accounts.c.id, accounts.c.kind, accounts.c.owner, accounts.c.balance)
+        .where(
+            sqlalchemy.or_(
+                *(
+                    sqlalchemy.and_(accounts.c.kind == kind, accounts.c.owner == owner)
+                    for kind, owner in owners
+                )
+            )
+        )
+        .order_by(accounts.c.id)
+        .with_for_update()
+    )
+    return {(row.kind, row.owner): (row.id, row.balance) for row in rows}
+
+
+def _existing_or_closing(
+    conn: sqlalchemy.Connection, key: str, request_hash: str, round_id: str
+) -> tuple[int | None, int | None]:
+    """In one query: the transaction already made with ``key`` (if it was this same
+    request, as :func:`_existing`), and the first transaction that closed the round."""
+    rows = conn.execute(
+        select(transactions.c.id, transactions.c.idempotency_key, transactions.c.request_hash)
+        .where(
+            sqlalchemy.or_(
+                transactions.c.idempotency_key == key,
+                sqlalchemy.and_(
+                    transactions.c.round_id == round_id,
+                    any_of(transactions.c.kind, _CLOSING_KINDS),
+                ),
+            )
+        )
+        .order_by(transactions.c.id)
+    ).all()
+    closing = None
+    for row in rows:
+        if row.idempotency_key == key:
+            if row.request_hash != request_hash:
+                raise IdempotencyConflict(
+                    f"idempotency key {key!r} was already used by transaction {row.id} "
+                    "for a different request"
+                )
+            found: int = row.id
+            return found, None
+        if closing is None:
+            closing = row.id
+    return None, closing
 
 
 def _closing_transaction(conn: sqlalchemy.Connection, round_id: str) -> int | None:
@@ -300,11 +374,12 @@ def _record(
                 for account, amount in moves
             ],
         )
-    for account, amount in moves:
+    if moves:
+        # Every cached balance in one statement.
         conn.execute(
             update(accounts)
-            .where(accounts.c.id == account)
-            .values(balance=accounts.c.balance + amount)
+            .where(any_of(accounts.c.id, [account for account, _ in moves]))
+            .values(balance=accounts.c.balance + sqlalchemy.case(dict(moves), value=accounts.c.id))
         )
     _note_movement(
         conn,
@@ -371,31 +446,78 @@ def _move_on_round(
     """
     units = _positive_units(amount, kind)
     _check_key(idempotency_key, memo)
+    _check_round_id(round_id)
     request_hash = _request_hash(
         {"kind": kind, "user": user_id, "round": round_id, "amount": units}
     )
-    with conn.begin_nested():
-        found = _existing(conn, idempotency_key, request_hash)
-        if found is not None:
-            return found
-        player = player_account(conn, user_id)
-        table = round_account(conn, round_id)
-        balances = _lock(conn, [player, table])
-        found = _existing(conn, idempotency_key, request_hash)
-        if found is not None:
-            return found
-        _refuse_closed(conn, round_id)
-        refuse(balances, player, table, units)
-        sign = 1 if onto_table else -1
-        return _record(
-            conn,
-            key=idempotency_key,
-            kind=kind,
-            request_hash=request_hash,
-            round_id=round_id,
-            memo=memo,
-            deltas={player: -sign * units, table: sign * units},
-        )
+    owners = [("player", str(user_id)), ("round", round_id)]
+    locked = _lock_owned(conn, owners)
+    if len(locked) < len(owners):
+        # A new account to make first: in a savepoint, so that a refusal leaves none.
+        with conn.begin_nested():
+            player_account(conn, user_id)
+            round_account(conn, round_id)
+            return _move_locked(
+                conn,
+                kind,
+                _lock_owned(conn, owners),
+                owners,
+                round_id,
+                units,
+                key=idempotency_key,
+                request_hash=request_hash,
+                memo=memo,
+                refuse=refuse,
+                onto_table=onto_table,
+            )
+    # Every check comes before the first write: a refusal leaves nothing to undo.
+    return _move_locked(
+        conn,
+        kind,
+        locked,
+        owners,
+        round_id,
+        units,
+        key=idempotency_key,
+        request_hash=request_hash,
+        memo=memo,
+        refuse=refuse,
+        onto_table=onto_table,
+    )
+
+
+def _move_locked(
+    conn: sqlalchemy.Connection,
+    kind: str,
+    locked: Mapping[tuple[str, str], tuple[int, int]],
+    owners: list[tuple[str, str]],
+    round_id: str,
+    units: int,
+    *,
+    key: str,
+    request_hash: str,
+    memo: str,
+    refuse: Callable[[dict[int, int], int, int, int], None],
+    onto_table: bool,
+) -> int:
+    """The movement of :func:`_move_on_round` once both accounts are locked."""
+    (player, player_units), (table, table_units) = (locked[owner] for owner in owners)
+    found, closing = _existing_or_closing(conn, key, request_hash, round_id)
+    if found is not None:
+        return found
+    if closing is not None:
+        raise LedgerError(f"round {round_id!r} was already closed by transaction {closing}")
+    refuse({player: player_units, table: table_units}, player, table, units)
+    sign = 1 if onto_table else -1
+    return _record(
+        conn,
+        key=key,
+        kind=kind,
+        request_hash=request_hash,
+        round_id=round_id,
+        memo=memo,
+        deltas={player: -sign * units, table: sign * units},
+    )
 
 
 def stake(
@@ -511,14 +633,20 @@ def close_round(
             "returns": {str(user): units for user, units in sorted(paid.items())},
         }
     )
+    _check_round_id(round_id)
+    owners = [("round", round_id), ("house", ""), *(("player", str(user)) for user in sorted(paid))]
     with conn.begin_nested():
-        found = _existing(conn, idempotency_key, request_hash)
-        if found is not None:
-            return found
-        table = round_account(conn, round_id)
-        players = {user: player_account(conn, user) for user in sorted(paid)}
-        house = house_account(conn)
-        balances = _lock(conn, [table, house, *players.values()])
+        # Every account found and locked in one query (made first where one is missing).
+        locked = _lock_owned(conn, owners)
+        if len(locked) < len(owners):
+            round_account(conn, round_id)
+            house_account(conn)
+            for user in paid:
+                player_account(conn, user)
+            locked = _lock_owned(conn, owners)
+        table, house = locked["round", round_id][0], locked["house", ""][0]
+        players = {user: locked["player", str(user)][0] for user in sorted(paid)}
+        balances = {account: units for account, units in locked.values()}
         found = _existing(conn, idempotency_key, request_hash)
         if found is not None:
             return found

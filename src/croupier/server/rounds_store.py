@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy import select, update
 
-from croupier.server.db import utcnow
+from croupier.server.db import any_of, insert_ignoring, utcnow
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
 from croupier.server.schema import ROUND_STATUSES, round_inputs, round_players, rounds, users
@@ -30,6 +30,7 @@ __all__ = [
     "append_input",
     "create_round",
     "finish_round_player",
+    "finish_round_players",
     "join_round",
     "last_round",
     "load_round",
@@ -40,6 +41,8 @@ __all__ = [
 ]
 
 _CLOSED = ("settled", "void")
+#: An ``INSERT ... SELECT``'s count of rows written (not kept for inserts unless asked).
+_ROWCOUNT = {"preserve_rowcount": True}
 
 
 @dataclass(frozen=True)
@@ -204,10 +207,26 @@ def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: An
     :class:`NotFound` if there is no such round; :class:`RoundError` if the round is
     closed or ``seq`` is not the next number.
     """
-    # The round's status and its inputs' count in one query: asked at every input.
+    text = _encode_input(round_id, entry)
     counted = (
         select(sqlalchemy.func.count()).where(round_inputs.c.round_id == round_id).scalar_subquery()
     )
+    # Written only if the round is open and ``seq`` is next, in one statement: this runs
+    # at every input.  When nothing was written, the checks below say why.
+    chosen = select(
+        sqlalchemy.literal(round_id, sqlalchemy.String),
+        sqlalchemy.literal(seq, sqlalchemy.Integer),
+        sqlalchemy.literal(text, sqlalchemy.Text),
+    ).where(
+        sqlalchemy.exists().where(rounds.c.id == round_id, ~any_of(rounds.c.status, _CLOSED)),
+        counted == seq,
+    )
+    written = conn.execute(
+        round_inputs.insert().from_select(["round_id", "seq", "input"], chosen),
+        execution_options=_ROWCOUNT,
+    ).rowcount
+    if written == 1:
+        return
     found = conn.execute(
         select(rounds.c.status, counted).where(rounds.c.id == round_id)
     ).one_or_none()
@@ -218,7 +237,7 @@ def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: An
         raise RoundError(f"round {round_id!r} is closed: no input is added to it")
     if seq != stored:
         raise RoundError(f"round {round_id!r} has {stored} inputs: the next is {stored}, not {seq}")
-    _insert_inputs(conn, round_id, seq, [entry])
+    raise RoundError(f"input {seq} of round {round_id!r} was not written")  # pragma: no cover
 
 
 def save_round(
@@ -307,6 +326,23 @@ def join_round(
     A second call for the same round and user changes nothing.
     """
     units = _balance_units(balance_before, "balance before")
+    # One statement when the round and the user exist; the checks below say which not.
+    joining = select(
+        sqlalchemy.literal(round_id, sqlalchemy.String),
+        sqlalchemy.literal(user_id, sqlalchemy.Integer),
+        sqlalchemy.literal(units, sqlalchemy.BigInteger),
+    ).where(
+        sqlalchemy.exists().where(rounds.c.id == round_id),
+        sqlalchemy.exists().where(users.c.id == user_id),
+    )
+    written = conn.execute(
+        insert_ignoring(conn, round_players, ["round_id", "user_id"]).from_select(
+            ["round_id", "user_id", "balance_before"], joining
+        ),
+        execution_options=_ROWCOUNT,
+    ).rowcount
+    if written == 1:
+        return
     _status(conn, round_id)
     known = conn.execute(select(users.c.id).where(users.c.id == user_id)).first()
     if known is None:
@@ -336,6 +372,32 @@ def finish_round_player(
     )
     if result.rowcount == 0:
         raise NotFound(f"user {user_id} did not join round {round_id!r}")
+
+
+def finish_round_players(
+    conn: sqlalchemy.Connection, round_id: str, balances_after: dict[int, Decimal]
+) -> None:
+    """Record several players' balances after a round in one statement, as
+    :func:`finish_round_player` does for one."""
+    if not balances_after:
+        return
+    units = {user: _balance_units(after, "balance after") for user, after in balances_after.items()}
+    result = conn.execute(
+        update(round_players)
+        .where(round_players.c.round_id == round_id, any_of(round_players.c.user_id, units))
+        .values(balance_after=sqlalchemy.case(units, value=round_players.c.user_id)),
+        execution_options=_ROWCOUNT,
+    )
+    if result.rowcount != len(units):
+        joined = {
+            user
+            for (user,) in conn.execute(
+                select(round_players.c.user_id).where(round_players.c.round_id == round_id)
+            )
+        }
+        missing = sorted(set(units) - joined)
+        if missing:
+            raise NotFound(f"user {missing[0]} did not join round {round_id!r}")
 
 
 def player_rounds(

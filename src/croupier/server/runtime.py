@@ -626,17 +626,14 @@ class TableRuntime:
                     idempotency_key=f"{round_id}:close",
                     void=game.phase is Phase.VOID,
                 )
-                for user in returns:
-                    rounds_store.finish_round_player(
-                        conn, round_id, user, ledger.balance(conn, user)
-                    )
+                rounds_store.finish_round_players(conn, round_id, ledger.balances(conn, returns))
                 if self.shoe is not None:
                     record["shoe_after"] = self.shoe.snapshot()
                 record["closed_at"] = _iso(now)
                 rounds_store.save_round(conn, round_id, record=record, status=status)
             if read is not None:
                 users = {*balances, *balances_at_end} if over else set(balances)
-                read.update((user, ledger.balance(conn, user)) for user in users)
+                read.update(ledger.balances(conn, users))
         # Committed: these players are in the round's books (asked again after a restart).
         self._joined = set() if over else self._joined | joined
         return staked
