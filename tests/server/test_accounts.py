@@ -227,6 +227,41 @@ def test_sessions_expire_after_thirty_idle_minutes(engine: sqlalchemy.Engine) ->
         authenticate(engine, token, expired_at)
 
 
+def test_a_signed_in_socket_confirms_its_session_in_two_statements(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A socket's command is held to a live session (issue: every command is checked
+    against a live session): ``confirm`` marks it used, as ``authenticate`` does, in one
+    statement and one for the session of play, and refuses what ``authenticate`` refuses."""
+    user_id = register(engine)
+    token = sign_in(engine, PASSWORD, T0)
+    almost = accounts.IDLE - timedelta(minutes=1)
+    with engine.begin() as conn:
+        statements: list[str] = []
+        sqlalchemy.event.listen(
+            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
+        )
+        assert accounts.confirm(conn, token, now=T0 + almost) == user_id
+        assert len(statements) == 2
+        # An earlier time (another process's clock) never moves the last use back.
+        assert accounts.confirm(conn, token, now=T0) == user_id
+    with engine.connect() as conn:
+        assert conn.execute(select(sessions.c.last_seen)).scalar_one() == T0 + almost
+    expired_at = T0 + almost + accounts.IDLE + timedelta(seconds=1)
+    with engine.connect() as conn:
+        with pytest.raises(SessionExpired, match="expired after 0:30:00 idle"):
+            accounts.confirm(conn, token, now=expired_at)
+        conn.commit()
+    assert session_count(engine) == 0
+    with engine.begin() as conn, pytest.raises(SessionExpired, match="no such session"):
+        accounts.confirm(conn, token, now=T0)
+    other = sign_in(engine, PASSWORD, T0)
+    with engine.begin() as conn:
+        accounts.disable(conn, "alice", now=T0)
+    with engine.begin() as conn, pytest.raises(SessionExpired):
+        accounts.confirm(conn, other, now=T0)
+
+
 def test_unknown_tokens_and_naive_times_are_refused(engine: sqlalchemy.Engine) -> None:
     register(engine)
     with pytest.raises(SessionExpired):

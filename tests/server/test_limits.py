@@ -373,6 +373,31 @@ def test_the_session_time_limit_refuses_new_bets_only(engine: sqlalchemy.Engine,
         limits.check_stake(conn, ann, Decimal("25"), new_bet=False, now=hour)  # a double
 
 
+def test_a_session_of_play_goes_on_in_one_statement_until_thirty_minutes_away(
+    engine: sqlalchemy.Engine, ann: int
+) -> None:
+    """The player is seen at every command: his session of play goes on (one statement,
+    never moved back by an earlier time), and a new one starts after AWAY."""
+    with engine.begin() as conn:
+        first = play_sessions.touch(conn, ann, NOON)
+        statements: list[str] = []
+        sqlalchemy.event.listen(
+            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
+        )
+        later = NOON + play_sessions.AWAY
+        going_on = play_sessions.touch(conn, ann, later)
+        assert len(statements) == 1
+        assert (going_on.id, going_on.started_at, going_on.last_active_at) == (
+            first.id,
+            NOON,
+            later,
+        )
+        assert play_sessions.touch(conn, ann, NOON).last_active_at == later
+        back = later + play_sessions.AWAY + timedelta(seconds=1)
+        again = play_sessions.touch(conn, ann, back)
+        assert again.id != first.id and again.started_at == back
+
+
 def test_a_limit_removed_is_a_raise_and_the_same_value_withdraws_a_raise(
     engine: sqlalchemy.Engine, ann: int
 ) -> None:

@@ -520,7 +520,7 @@ class Hub:
         if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
             return
         try:
-            await asyncio.to_thread(self.read_session, token, now)
+            await asyncio.to_thread(self.confirm_session, token, now)
         except SessionExpired:
             self._sessions.pop(token, None)
             raise
@@ -586,6 +586,11 @@ class Hub:
         """The token's user, the session marked as used (blocking: a worker thread)."""
         with self.engine.begin() as conn:
             return accounts.authenticate(conn, token, now=_utc(now))
+
+    def confirm_session(self, token: str, now: float) -> int:
+        """The token's user id, the session marked as used (blocking: a worker thread)."""
+        with self.engine.begin() as conn:
+            return accounts.confirm(conn, token, now=_utc(now))
 
     def limiter(self, connection: Connection) -> RateLimiter:
         """The rate limit a message from ``connection`` counts against: the user's own,

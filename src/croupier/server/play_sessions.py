@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 import sqlalchemy
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from croupier.server import ledger
 from croupier.server.schema import play_sessions
@@ -101,8 +101,35 @@ def current(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> PlaySes
     return _row(row)
 
 
+# The player's latest session of play goes on, if he has not been away too long: one
+# statement, the session as it is after it (see ``touch``).
+_GO_ON = (
+    update(play_sessions)
+    .where(
+        play_sessions.c.id
+        == select(sqlalchemy.func.max(play_sessions.c.id))
+        .where(play_sessions.c.user_id == bindparam("who"))
+        .scalar_subquery(),
+        play_sessions.c.last_active_at
+        >= bindparam("alive_since", type_=play_sessions.c.last_active_at.type),
+    )
+    .values(
+        last_active_at=sqlalchemy.case(
+            (play_sessions.c.last_active_at < bindparam("now"), bindparam("now")),
+            else_=play_sessions.c.last_active_at,
+        )
+    )
+    .returning(*play_sessions.c)
+)
+
+
 def touch(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> PlaySession:
     """The player is here at ``now``: his session of play goes on, or a new one starts."""
+    row = conn.execute(
+        _GO_ON, {"who": user_id, "alive_since": now - AWAY, "now": now}
+    ).one_or_none()
+    if row is not None:
+        return _row(row)
     session = current(conn, user_id, now)
     if session is None:
         mark = ledger.last_transaction(conn)
