@@ -12,6 +12,7 @@ ValueError: database URL scheme 'mysql' is not supported; use sqlite:// or postg
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,7 @@ __all__ = [
     "current_revision",
     "head_revision",
     "insert_ignoring",
+    "insert_ignoring_for",
     "migrate",
     "normalize_url",
     "utcnow",
@@ -145,12 +147,28 @@ def insert_ignoring(
     """``INSERT ... ON CONFLICT (conflict) DO NOTHING`` for the connection's database.
 
     Under concurrency PostgreSQL waits for a conflicting uncommitted row, then skips.
+    The statement is built once per database, table and conflict, then reused.
     """
-    if conn.dialect.name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing(index_elements=conflict)
-    if conn.dialect.name == "sqlite":
-        return sqlite.insert(table).on_conflict_do_nothing(index_elements=conflict)
-    raise ValueError(f"database dialect {conn.dialect.name!r} is not supported")
+    return insert_ignoring_for(conn.dialect.name, table, tuple(conflict))
+
+
+@functools.cache
+def insert_ignoring_for(
+    dialect: str, table: sqlalchemy.Table, conflict: tuple[str, ...]
+) -> sqlalchemy.Insert:
+    """:func:`insert_ignoring` for a database named by its dialect, built once.
+
+    >>> from croupier.server.schema import accounts
+    >>> print(insert_ignoring_for("sqlite", accounts, ("kind", "owner")).compile(
+    ...     dialect=sqlite.dialect()))  # doctest: +NORMALIZE_WHITESPACE
+    INSERT INTO accounts (id, kind, owner, balance) VALUES (?, ?, ?, ?)
+    ON CONFLICT (kind, owner) DO NOTHING
+    """
+    if dialect == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=list(conflict))
+    if dialect == "sqlite":
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(conflict))
+    raise ValueError(f"database dialect {dialect!r} is not supported")
 
 
 def alembic_config(connection: sqlalchemy.Connection | None = None) -> Config:

@@ -27,6 +27,7 @@ Decimal('12.50')
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -36,9 +37,9 @@ from datetime import datetime
 from decimal import Decimal
 
 import sqlalchemy
-from sqlalchemy import exists, func, insert, select, update
+from sqlalchemy import bindparam, exists, func, insert, select, update
 
-from croupier.server.db import any_of, insert_ignoring, utcnow
+from croupier.server.db import any_of, insert_ignoring, insert_ignoring_for, utcnow
 from croupier.server.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -205,9 +206,8 @@ def balances(conn: sqlalchemy.Connection, user_ids: Iterable[int]) -> dict[int, 
     if not wanted:
         return {}
     rows = conn.execute(
-        select(accounts.c.owner, accounts.c.balance).where(
-            accounts.c.kind == "player", any_of(accounts.c.owner, [str(user) for user in wanted])
-        )
+        _balances_statement(len(wanted)),
+        {f"owner{index}": str(user) for index, user in enumerate(wanted)},
     )
     found = {int(row.owner): int(row.balance) for row in rows}
     return {user: from_units(found.get(user, 0)) for user in wanted}
@@ -263,24 +263,89 @@ def _lock(conn: sqlalchemy.Connection, account_ids: Iterable[int]) -> dict[int, 
     return {row.id: row.balance for row in rows}
 
 
-def _lock_owned(
-    conn: sqlalchemy.Connection, owners: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], tuple[int, int]]:
-    """Find and lock the accounts of these (kind, owner) pairs in one query, in id order
-    as :func:`_lock` does; each found one's (id, balance)."""
-    rows = conn.execute(
+# The statements of every stake, built once (per count of accounts where it varies):
+# building one costs more of the server's time than running it.
+_LEGS = insert(legs)
+_KEY_OR_CLOSING = (
+    select(transactions.c.id, transactions.c.idempotency_key, transactions.c.request_hash)
+    .where(
+        sqlalchemy.or_(
+            transactions.c.idempotency_key == bindparam("key"),
+            sqlalchemy.and_(
+                transactions.c.round_id == bindparam("rid"),
+                any_of(transactions.c.kind, _CLOSING_KINDS),
+            ),
+        )
+    )
+    .order_by(transactions.c.id)
+)
+
+
+@functools.cache
+def _lock_owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str, int]]:
+    return (
         select(accounts.c.id, accounts.c.kind, accounts.c.owner, accounts.c.balance)
         .where(
             sqlalchemy.or_(
                 *(
-                    sqlalchemy.and_(accounts.c.kind == kind, accounts.c.owner == owner)
-                    for kind, owner in owners
+                    sqlalchemy.and_(
+                        accounts.c.kind == bindparam(f"kind{index}"),
+                        accounts.c.owner == bindparam(f"owner{index}"),
+                    )
+                    for index in range(count)
                 )
             )
         )
         .order_by(accounts.c.id)
         .with_for_update()
     )
+
+
+@functools.cache
+def _balances_statement(count: int) -> sqlalchemy.Select[tuple[str, int]]:
+    return select(accounts.c.owner, accounts.c.balance).where(
+        accounts.c.kind == "player",
+        sqlalchemy.or_(*(accounts.c.owner == bindparam(f"owner{index}") for index in range(count))),
+    )
+
+
+@functools.cache
+def _move_statement(count: int) -> sqlalchemy.Update:
+    """Add ``amount{i}`` to the balance of account ``account{i}``, for each ``i``."""
+    accounts_ = [bindparam(f"account{index}", type_=sqlalchemy.Integer) for index in range(count)]
+    amounts = [bindparam(f"amount{index}", type_=sqlalchemy.BigInteger) for index in range(count)]
+    return (
+        update(accounts)
+        .where(sqlalchemy.or_(*(accounts.c.id == account for account in accounts_)))
+        .values(
+            balance=accounts.c.balance
+            + sqlalchemy.case(
+                *(
+                    (accounts.c.id == account, amount)
+                    for account, amount in zip(accounts_, amounts, strict=True)
+                )
+            )
+        )
+    )
+
+
+@functools.cache
+def _transaction_statement(dialect: str) -> sqlalchemy.Insert:
+    return insert_ignoring_for(dialect, transactions, ("idempotency_key",)).returning(
+        transactions.c.id
+    )
+
+
+def _lock_owned(
+    conn: sqlalchemy.Connection, owners: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """Find and lock the accounts of these (kind, owner) pairs in one query, in id order
+    as :func:`_lock` does; each found one's (id, balance)."""
+    owners = list(owners)
+    parameters = {}
+    for index, (kind, owner) in enumerate(owners):
+        parameters[f"kind{index}"], parameters[f"owner{index}"] = kind, owner
+    rows = conn.execute(_lock_owned_statement(len(owners)), parameters)
     return {(row.kind, row.owner): (row.id, row.balance) for row in rows}
 
 
@@ -289,19 +354,7 @@ def _existing_or_closing(
 ) -> tuple[int | None, int | None]:
     """In one query: the transaction already made with ``key`` (if it was this same
     request, as :func:`_existing`), and the first transaction that closed the round."""
-    rows = conn.execute(
-        select(transactions.c.id, transactions.c.idempotency_key, transactions.c.request_hash)
-        .where(
-            sqlalchemy.or_(
-                transactions.c.idempotency_key == key,
-                sqlalchemy.and_(
-                    transactions.c.round_id == round_id,
-                    any_of(transactions.c.kind, _CLOSING_KINDS),
-                ),
-            )
-        )
-        .order_by(transactions.c.id)
-    ).all()
+    rows = conn.execute(_KEY_OR_CLOSING, {"key": key, "rid": round_id}).all()
     closing = None
     for row in rows:
         if row.idempotency_key == key:
@@ -347,16 +400,15 @@ def _record(
     if sum(deltas.values()) != 0:
         raise LedgerError(f"{kind} transaction legs {dict(deltas)} do not sum to zero")
     inserted = conn.execute(
-        insert_ignoring(conn, transactions, ["idempotency_key"])
-        .values(
-            idempotency_key=key,
-            kind=kind,
-            round_id=round_id,
-            request_hash=request_hash,
-            memo=memo,
-            created_at=utcnow(),
-        )
-        .returning(transactions.c.id)
+        _transaction_statement(conn.dialect.name),
+        {
+            "idempotency_key": key,
+            "kind": kind,
+            "round_id": round_id,
+            "request_hash": request_hash,
+            "memo": memo,
+            "created_at": utcnow(),
+        },
     ).scalar_one_or_none()
     if inserted is None:
         # A concurrent request with the same key committed first: move nothing.
@@ -368,7 +420,7 @@ def _record(
     moves = [(account, amount) for account, amount in sorted(deltas.items()) if amount]
     if moves:
         conn.execute(
-            insert(legs),
+            _LEGS,
             [
                 {"transaction_id": transaction_id, "account_id": account, "amount": amount}
                 for account, amount in moves
@@ -376,11 +428,10 @@ def _record(
         )
     if moves:
         # Every cached balance in one statement.
-        conn.execute(
-            update(accounts)
-            .where(any_of(accounts.c.id, [account for account, _ in moves]))
-            .values(balance=accounts.c.balance + sqlalchemy.case(dict(moves), value=accounts.c.id))
-        )
+        parameters = {}
+        for index, (account, amount) in enumerate(moves):
+            parameters[f"account{index}"], parameters[f"amount{index}"] = account, amount
+        conn.execute(_move_statement(len(moves)), parameters)
     _note_movement(
         conn,
         {

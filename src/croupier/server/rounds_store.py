@@ -11,6 +11,7 @@ each player's balance before and after.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,9 +19,10 @@ from decimal import Decimal
 from typing import Any
 
 import sqlalchemy
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
-from croupier.server.db import any_of, insert_ignoring, utcnow
+from croupier.server.db import any_of, utcnow
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
 from croupier.server.schema import ROUND_STATUSES, round_inputs, round_players, rounds, users
@@ -201,6 +203,46 @@ def create_round(
     _insert_inputs(conn, round_id, 0, inputs)
 
 
+# The statements every input and every first stake run, built once (their construction
+# costs more than their execution's own Python).
+_APPEND = round_inputs.insert().from_select(
+    ["round_id", "seq", "input"],
+    select(
+        bindparam("rid", type_=sqlalchemy.String),
+        bindparam("n", type_=sqlalchemy.Integer),
+        bindparam("text", type_=sqlalchemy.Text),
+    ).where(
+        sqlalchemy.exists().where(
+            rounds.c.id == bindparam("rid"), ~any_of(rounds.c.status, _CLOSED)
+        ),
+        select(sqlalchemy.func.count())
+        .where(round_inputs.c.round_id == bindparam("rid"))
+        .scalar_subquery()
+        == bindparam("n"),
+    ),
+)
+
+
+@functools.cache
+def _join_statement(dialect: str) -> sqlalchemy.Insert:
+    """Join a player to a round if both exist and he has not joined yet (per database:
+    the ``ON CONFLICT`` clause is each one's own)."""
+    joining = select(
+        bindparam("rid", type_=sqlalchemy.String),
+        bindparam("who", type_=sqlalchemy.Integer),
+        bindparam("units", type_=sqlalchemy.BigInteger),
+    ).where(
+        sqlalchemy.exists().where(rounds.c.id == bindparam("rid")),
+        sqlalchemy.exists().where(users.c.id == bindparam("who")),
+    )
+    if dialect not in ("postgresql", "sqlite"):
+        raise ValueError(f"database dialect {dialect!r} is not supported")
+    statement = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(round_players)
+    return statement.from_select(
+        ["round_id", "user_id", "balance_before"], joining
+    ).on_conflict_do_nothing(index_elements=["round_id", "user_id"])
+
+
 def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: Any) -> None:
     """Append the round's input number ``seq`` (0 first): one row, nothing rewritten.
 
@@ -208,25 +250,16 @@ def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: An
     closed or ``seq`` is not the next number.
     """
     text = _encode_input(round_id, entry)
-    counted = (
-        select(sqlalchemy.func.count()).where(round_inputs.c.round_id == round_id).scalar_subquery()
-    )
     # Written only if the round is open and ``seq`` is next, in one statement: this runs
     # at every input.  When nothing was written, the checks below say why.
-    chosen = select(
-        sqlalchemy.literal(round_id, sqlalchemy.String),
-        sqlalchemy.literal(seq, sqlalchemy.Integer),
-        sqlalchemy.literal(text, sqlalchemy.Text),
-    ).where(
-        sqlalchemy.exists().where(rounds.c.id == round_id, ~any_of(rounds.c.status, _CLOSED)),
-        counted == seq,
-    )
     written = conn.execute(
-        round_inputs.insert().from_select(["round_id", "seq", "input"], chosen),
-        execution_options=_ROWCOUNT,
+        _APPEND, {"rid": round_id, "n": seq, "text": text}, execution_options=_ROWCOUNT
     ).rowcount
     if written == 1:
         return
+    counted = (
+        select(sqlalchemy.func.count()).where(round_inputs.c.round_id == round_id).scalar_subquery()
+    )
     found = conn.execute(
         select(rounds.c.status, counted).where(rounds.c.id == round_id)
     ).one_or_none()
@@ -327,18 +360,9 @@ def join_round(
     """
     units = _balance_units(balance_before, "balance before")
     # One statement when the round and the user exist; the checks below say which not.
-    joining = select(
-        sqlalchemy.literal(round_id, sqlalchemy.String),
-        sqlalchemy.literal(user_id, sqlalchemy.Integer),
-        sqlalchemy.literal(units, sqlalchemy.BigInteger),
-    ).where(
-        sqlalchemy.exists().where(rounds.c.id == round_id),
-        sqlalchemy.exists().where(users.c.id == user_id),
-    )
     written = conn.execute(
-        insert_ignoring(conn, round_players, ["round_id", "user_id"]).from_select(
-            ["round_id", "user_id", "balance_before"], joining
-        ),
+        _join_statement(conn.dialect.name),
+        {"rid": round_id, "who": user_id, "units": units},
         execution_options=_ROWCOUNT,
     ).rowcount
     if written == 1:
