@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy
@@ -150,5 +151,38 @@ def test_upgrading_moves_the_inputs_kept_in_each_record_into_rows(fresh_db_url: 
         with engine.connect() as conn:
             stored = conn.execute(sqlalchemy.text("SELECT record FROM rounds")).scalar_one()
             assert json.loads(stored) == record
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_rested_postgres_connection_is_checked_and_a_dead_one_replaced_unseen(
+    postgres: Any, postgres_engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pooled PostgreSQL connection used a moment ago goes straight to work (no extra
+    round trip per command); one that rested is checked first, and one the server closed
+    meanwhile (a restart, an idle timeout) is replaced before anyone uses it."""
+    postgres.require()
+    engine = db.connect(postgres_engine.url.render_as_string(hide_password=False))
+    pings: list[object] = []
+    ping = engine.dialect.do_ping
+
+    def counted_ping(dbapi: Any) -> bool:
+        pings.append(dbapi)
+        return ping(dbapi)
+
+    monkeypatch.setattr(engine.dialect, "do_ping", counted_ping)
+    try:
+        with engine.connect() as conn:
+            first = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() == first
+        assert pings == []  # used a moment ago: not checked
+        with postgres_engine.connect() as admin:
+            assert admin.exec_driver_sql(f"SELECT pg_terminate_backend({first})").scalar_one()
+        monkeypatch.setattr(db, "PING_AFTER_IDLE", 0.0)  # every connection has rested now
+        with engine.connect() as conn:
+            again = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        assert again != first and len(pings) >= 1
     finally:
         engine.dispose()

@@ -13,6 +13,7 @@ ValueError: database URL scheme 'mysql' is not supported; use sqlite:// or postg
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ from sqlalchemy.engine import make_url
 
 __all__ = [
     "DEFAULT_URL",
+    "PING_AFTER_IDLE",
     "alembic_config",
     "any_of",
     "connect",
@@ -89,12 +91,44 @@ def connect(url: str | None) -> sqlalchemy.Engine:
     SQLite connections enforce foreign keys, wait up to five seconds for a lock,
     use write-ahead logging for file databases, and begin every transaction with
     ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of failing.
-    PostgreSQL connections are checked before use.
+    A PostgreSQL connection is checked before use when it has been idle in the pool
+    for :data:`PING_AFTER_IDLE` seconds (see :func:`_ping_when_idle`).
     """
     normalized = normalize_url(url)
     if make_url(normalized).get_backend_name() == "sqlite":
         return _connect_sqlite(normalized)
-    return sqlalchemy.create_engine(normalized, pool_pre_ping=True)
+    engine = sqlalchemy.create_engine(normalized)
+    _ping_when_idle(engine)
+    return engine
+
+
+PING_AFTER_IDLE = 10.0
+"""Seconds a pooled PostgreSQL connection may rest before it is checked on checkout."""
+
+
+def _ping_when_idle(engine: sqlalchemy.Engine) -> None:
+    """Check a pooled connection before use only if it rested :data:`PING_AFTER_IDLE`.
+
+    A connection that a busy server used a moment ago is alive: checking it at every
+    checkout (``pool_pre_ping``) cost each command one more round trip.  One that rested
+    may have been closed by the server (a restart, an idle timeout); it is checked, and
+    a dead one is replaced before anyone uses it (SQLAlchemy's ``DisconnectionError``
+    from a checkout event).  One that dies in use raises, and the pool is refreshed.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _rested_from(_dbapi_connection: Any, record: Any) -> None:
+        record.info["checked_in"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _check_if_rested(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        rested = record.info.get("checked_in")
+        if rested is None or time.monotonic() - rested < PING_AFTER_IDLE:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)  # what pool_pre_ping runs
+        except Exception as error:
+            raise sqlalchemy.exc.DisconnectionError(str(error)) from error
 
 
 def _connect_sqlite(url: str) -> sqlalchemy.Engine:
