@@ -237,7 +237,7 @@ class Hub:
         if not ids:
             return {}
         with self.engine.begin() as conn:
-            return {user: ledger.balance(conn, user) for user in ids}
+            return ledger.balances(conn, ids)
 
     def push_balances(self, table: str, balances: Mapping[int, Decimal]) -> None:
         """Send the ``balances`` to their owners at ``table``."""
@@ -626,6 +626,7 @@ class Hub:
         runtime = self.runtimes[table]
         turn = runtime.round.current_turn
         acting = runtime.round.seated_player(turn[0]) if turn is not None else None
+        public = runtime.public_view()
 
         def texts(dealer: bool, name: str | None) -> list[str | None]:
             events = None
@@ -637,7 +638,8 @@ class Hub:
                         "events": public_events(outcome.events, dealer=dealer),
                     }
                 )
-            state = json.dumps({"type": "state", "state": runtime.view(name, dealer=dealer)})
+            view = runtime.personal_view(public, name, dealer=dealer)
+            state = json.dumps({"type": "state", "state": view})
             return [events, state]
 
         here = [c.user for c in self.connections[table] if c.user is not None]

@@ -821,20 +821,14 @@ class TableRuntime:
 
     def view(self, viewer: str | None, *, dealer: bool = False) -> dict[str, Any]:
         """The table as ``viewer`` may see it (no hole card, no shoe, no seed)."""
+        return self.personal_view(self.public_view(), viewer, dealer=dealer)
+
+    def public_view(self) -> dict[str, Any]:
+        """The table as a watcher sees it: what every view shares (see
+        :meth:`personal_view`)."""
         game = self.round
         visible = list(game.dealer_cards)
-        if dealer and game.hole_card is not None and game.hole_card not in visible:
-            hole: str | None = str(game.hole_card)
-        else:
-            hole = None
         turn = game.current_turn
-        mine = False
-        legal: list[str] = []
-        if turn is not None and viewer is not None:
-            seated = game.seated_player(turn[0])
-            mine = seated == viewer
-            if mine and not game.offers:
-                legal = [action.value for action in game.legal_actions()]
         deadline = self.deadline
         return {
             "table": self.config.id,
@@ -850,7 +844,7 @@ class TableRuntime:
             "dealer": {
                 "cards": [str(card) for card in visible],
                 "total": hand_total(visible).total if visible else 0,
-                "hole_card": hole,
+                "hole_card": None,
                 "hidden_cards": (
                     1 if game.hole_card is not None and game.hole_card not in visible else 0
                 ),
@@ -866,19 +860,41 @@ class TableRuntime:
             "bets": self._open_bets() if game.phase is Phase.BETTING else [],
             "seats": {str(box): seat.user for box, seat in sorted(self.seats.items())},
             "offers": [self._offer_view(offer) for offer in game.offers],
-            "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": mine},
-            "legal_actions": legal,
+            "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": False},
+            "legal_actions": [],
             "awaiting_card": game.awaiting_card,
             "deadline": None
             if deadline is None
             else {"kind": deadline.kind, "at": deadline.at, "for": deadline.who},
             "timeout_rule": timeout_rule(self.rules),
-            "next_card_for": next_card_for(game) if dealer else None,
+            "next_card_for": None,
             "confirmed": sorted(self.confirmed) if game.phase is Phase.BETTING else [],
             "now": self._now,
             "results": [result.to_json() for result in game.results],
             "void_reason": game.void_reason,
         }
+
+    def personal_view(
+        self, public: Mapping[str, Any], viewer: str | None, *, dealer: bool = False
+    ) -> dict[str, Any]:
+        """The :meth:`public_view` as ``viewer`` (or the dealer) sees it: the turn his
+        own and his legal actions, or the hole card and the next card's hand.
+
+        Built from the public view, so that a table's several views cost one.
+        """
+        game = self.round
+        view = dict(public)
+        if dealer:
+            visible = game.dealer_cards
+            if game.hole_card is not None and game.hole_card not in visible:
+                view["dealer"] = {**public["dealer"], "hole_card": str(game.hole_card)}
+            view["next_card_for"] = next_card_for(game)
+        turn = game.current_turn
+        if turn is not None and viewer is not None and game.seated_player(turn[0]) == viewer:
+            view["turn"] = {"box": turn[0], "hand": turn[1], "yours": True}
+            if not game.offers:
+                view["legal_actions"] = [action.value for action in game.legal_actions()]
+        return view
 
     def log(self, rounds: int) -> list[dict[str, Any]]:
         """The table's log: the events of its last ``rounds`` finished rounds and of the
