@@ -24,6 +24,7 @@ from croupier.script import play_script
 from croupier.server import accounts
 from croupier.server.app import Settings, create_app
 from croupier.server.hub import OUTBOX_MESSAGES, Connection
+from croupier.server.metrics import LOGGERS, log_json_lines
 from croupier.server.ownership import TableOwned
 from croupier.server.protocol import read_server_message
 from croupier.server.runtime import ServerShoe, TableConfig
@@ -545,6 +546,33 @@ def test_a_second_server_on_the_same_database_leaves_the_first_ones_round_alone(
     again = create_app(Settings(url=db_url, tables=(TableConfig(id="rws", preset="rws-v5"),)))
     with TestClient(again) as client:
         assert client.get("/api/tables/rws").json()["phase"] == "betting"
+
+
+def test_json_log_lines_are_written_by_a_thread_of_their_own(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``croupier serve --log json`` writes one JSON object per record, with the fields
+    the server adds, from a thread of its own (a command never waits on its log line);
+    stopping the listener writes out what is queued."""
+    loggers = {name: logging.getLogger(name) for name in LOGGERS}
+    saved = {name: (lg.handlers, lg.level, lg.propagate) for name, lg in loggers.items()}
+    try:
+        listener = log_json_lines()
+        logging.getLogger("croupier.money").info(
+            "stake", extra={"kind": "stake", "amount": "25.00", "table": "rws"}
+        )
+        logging.getLogger("croupier.commands").debug("not at INFO")
+        listener.stop()
+    finally:
+        for name, (handlers, level, propagate) in saved.items():
+            loggers[name].handlers, loggers[name].level = handlers, level
+            loggers[name].propagate = propagate
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert len(lines) == 1
+    (line,) = lines
+    assert (line["logger"], line["level"], line["message"]) == ("croupier.money", "INFO", "stake")
+    assert (line["kind"], line["amount"], line["table"]) == ("stake", "25.00", "rws")
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", line["time"])
 
 
 def test_the_operator_sees_metrics_health_and_every_money_movement_logged(

@@ -133,8 +133,9 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
         app = create_app(settings)
     except TableOwned as error:
         raise UserError(f"{error} (--standby waits and takes over when it stops)") from None
+    listener = None
     if settings.log is LogFormat.JSON:
-        log_json_lines()
+        listener = log_json_lines()
     elif settings.log is LogFormat.TEXT:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     click.echo(
@@ -150,11 +151,15 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
         "ws_max_size": 65536,
         "ws_per_message_deflate": False,
     }
-    if listen_fd is not None:  # the address is open already
-        server = uvicorn.Server(uvicorn.Config(app, **options))
-        server.run(sockets=[socket.socket(fileno=listen_fd)])
-        return
-    uvicorn.run(app, host=settings.host, port=settings.port, **options)
+    try:
+        if listen_fd is not None:  # the address is open already
+            server = uvicorn.Server(uvicorn.Config(app, **options))
+            server.run(sockets=[socket.socket(fileno=listen_fd)])
+        else:
+            uvicorn.run(app, host=settings.host, port=settings.port, **options)
+    finally:
+        if listener is not None:
+            listener.stop()  # the log's last lines written out
 
 
 def _check_cluster(settings: Settings) -> None:

@@ -13,6 +13,8 @@ True
 from __future__ import annotations
 
 import logging
+import logging.handlers
+import queue
 import sys
 from collections.abc import Callable
 
@@ -106,11 +108,23 @@ class Metrics:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
 
-def log_json_lines(level: int = logging.INFO) -> None:
+class _HandOver(logging.handlers.QueueHandler):
+    """Hands each record over as it is, to be formatted and written by the listener's
+    thread (the event loop never waits on the log)."""
+
+    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+        return record
+
+
+def log_json_lines(level: int = logging.INFO) -> logging.handlers.QueueListener:
     """Send the server's logs to stderr as JSON lines (one object per record).
 
     Each record carries its time, level, logger and message, and the fields the server
-    adds (``table``, ``user``, ``op``, ``result``, ``ms``, ``amount``...).
+    adds (``table``, ``user``, ``op``, ``result``, ``ms``, ``amount``...).  The lines
+    are formatted and written by a thread of their own: a command never waits for its
+    log line, and a process killed outright may lose the last few milliseconds of them
+    (the ledger, not the log, is the record of money).  Returns the listener: stopping
+    it writes out what is queued.
     """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
@@ -120,8 +134,13 @@ def log_json_lines(level: int = logging.INFO) -> None:
             rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
         )
     )
+    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    listener = logging.handlers.QueueListener(records, handler)
+    listener.start()
+    handing = _HandOver(records)
     for name in LOGGERS:
         logger = logging.getLogger(name)
-        logger.handlers = [handler]
+        logger.handlers = [handing]
         logger.setLevel(level)
         logger.propagate = False
+    return listener
