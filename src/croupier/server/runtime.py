@@ -468,9 +468,10 @@ class TableRuntime:
     ) -> Outcome:
         """Apply an input: to the engine, to the record and the wallet, in one transaction.
 
-        The ``balances`` of these users (ids), and those of ``balances_at_end`` too when
-        the input ends the round, are read in the same transaction and given with the
-        outcome (none for a retry).
+        The ``balances`` of these users (ids) whose money the input moved, and those of
+        ``balances_at_end`` too when the input ends the round, are read in the same
+        transaction and given with the outcome (none for a retry): a balance goes out
+        when it changed.
 
         Raises:
             ActionRefused: the input is not one the table takes now (a retried ``key``
@@ -546,8 +547,8 @@ class TableRuntime:
         read: dict[int, Decimal] | None = None,
     ) -> dict[str, Decimal]:
         """Write the record, move the money it moved, close the round when it is over;
-        the ``balances`` of these users (and of ``balances_at_end`` when the round is
-        over) then go into ``read``.
+        the ``balances`` of these users whose money it moved (and of ``balances_at_end``
+        too when the round is over) then go into ``read``.
 
         Returns each player's money on the table, as the ledger now holds it.
         """
@@ -587,8 +588,11 @@ class TableRuntime:
             op = record["inputs"][-1]["op"]
             moment = datetime.fromtimestamp(now, UTC)
             # Every player with money on the table, or who had some (a withdrawn bet).
+            moved: set[int] = set()
             for user in sorted(set(wanted) | set(on_table)):
                 delta = wanted.get(user, Decimal(0)) - on_table.get(user, Decimal(0))
+                if delta:
+                    moved.add(user)
                 if delta > 0:
                     # The player's own limits hold every stake (PlayRefused: nothing
                     # of this input is written).
@@ -632,7 +636,8 @@ class TableRuntime:
                 record["closed_at"] = _iso(now)
                 rounds_store.save_round(conn, round_id, record=record, status=status)
             if read is not None:
-                users = {*balances, *balances_at_end} if over else set(balances)
+                # A balance is sent when it changed: money moved, or the round paid.
+                users = {*balances, *balances_at_end} if over else set(balances) & moved
                 read.update(ledger.balances(conn, users))
         # Committed: these players are in the round's books (asked again after a restart).
         self._joined = set() if over else self._joined | joined
