@@ -49,6 +49,29 @@ def test_two_players_on_one_box_and_a_standing_player_declining_a_split(
     assert books(engine) == []
 
 
+def test_a_balance_is_read_and_sent_only_when_the_input_changed_it(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """The protocol's ``balance`` message says "your balance changed": an input reads
+    the acting player's balance when it moved his money (a bet, a withdrawal), never
+    after a decision that moved none, and everyone's when the round pays."""
+    ids = make_users(engine, "ann", "bob")
+    ann, bob = ids["ann"], ids["bob"]
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS)
+    placed = runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1, balances={ann})
+    assert placed.balances == {ann: Decimal("900.00")}
+    runtime.apply("bet", "bob", {"box": 2, "amount": "50"}, now=1, balances={bob})
+    withdrawn = runtime.apply("withdraw", "bob", {"box": 2}, now=2, balances={bob})
+    assert withdrawn.balances == {bob: Decimal("1000.00")}
+    assert runtime.tick(now=2 + runtime.config.betting_seconds) is not None  # no more bets
+    declined = runtime.apply(
+        "decline", "ann", {"box": 1, "kind": "surrender"}, now=20, balances={ann}
+    )
+    assert declined.balances == {} and not declined.over  # his money did not move
+    paid = runtime.apply("stand", "ann", {}, now=21, balances={ann}, balances_at_end={ann, bob})
+    assert paid.over and paid.balances == {ann: Decimal("1100.00"), bob: Decimal("1000.00")}
+
+
 def test_a_bet_the_balance_cannot_cover_changes_nothing(engine: sqlalchemy.Engine) -> None:
     ids = make_users(engine, "ann", chips="40.00")
     runtime = table(engine, ids, "rws-v5")

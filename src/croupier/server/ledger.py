@@ -281,7 +281,7 @@ _KEY_OR_CLOSING = (
 )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _lock_owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str, int]]:
     return (
         select(accounts.c.id, accounts.c.kind, accounts.c.owner, accounts.c.balance)
@@ -301,7 +301,7 @@ def _lock_owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str, 
     )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _balances_statement(count: int) -> sqlalchemy.Select[tuple[str, int]]:
     return select(accounts.c.owner, accounts.c.balance).where(
         accounts.c.kind == "player",
@@ -309,7 +309,7 @@ def _balances_statement(count: int) -> sqlalchemy.Select[tuple[str, int]]:
     )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _move_statement(count: int) -> sqlalchemy.Update:
     """Add ``amount{i}`` to the balance of account ``account{i}``, for each ``i``."""
     accounts_ = [bindparam(f"account{index}", type_=sqlalchemy.Integer) for index in range(count)]
