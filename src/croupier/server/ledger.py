@@ -502,49 +502,38 @@ def _move_on_round(
         {"kind": kind, "user": user_id, "round": round_id, "amount": units}
     )
     owners = [("player", str(user_id)), ("round", round_id)]
-    locked = _lock_owned(conn, owners)
-    if len(locked) < len(owners):
-        # A new account to make first: in a savepoint, so that a refusal leaves none.
-        with conn.begin_nested():
-            player_account(conn, user_id)
-            round_account(conn, round_id)
-            return _move_locked(
-                conn,
-                kind,
-                _lock_owned(conn, owners),
-                owners,
-                round_id,
-                units,
-                key=idempotency_key,
-                request_hash=request_hash,
-                memo=memo,
-                refuse=refuse,
-                onto_table=onto_table,
-            )
-    # Every check comes before the first write: a refusal leaves nothing to undo.
-    return _move_locked(
+    move = functools.partial(
+        _move_locked,
         conn,
-        kind,
-        locked,
-        owners,
-        round_id,
-        units,
+        kind=kind,
+        owners=owners,
+        round_id=round_id,
+        units=units,
         key=idempotency_key,
         request_hash=request_hash,
         memo=memo,
         refuse=refuse,
         onto_table=onto_table,
     )
+    locked = _lock_owned(conn, owners)
+    if len(locked) < len(owners):
+        # A new account to make first: in a savepoint, so that a refusal leaves none.
+        with conn.begin_nested():
+            player_account(conn, user_id)
+            round_account(conn, round_id)
+            return move(_lock_owned(conn, owners))
+    # Every check comes before the first write: a refusal leaves nothing to undo.
+    return move(locked)
 
 
 def _move_locked(
     conn: sqlalchemy.Connection,
-    kind: str,
     locked: Mapping[tuple[str, str], tuple[int, int]],
+    *,
+    kind: str,
     owners: list[tuple[str, str]],
     round_id: str,
     units: int,
-    *,
     key: str,
     request_hash: str,
     memo: str,
