@@ -125,7 +125,10 @@ def main() -> None:
         print(f"  {label:30s} {wall:8.3f} s {cpu:17.3f} s {single:15.3f} s")
     print("  (beside the C++ analyzer, in one run: python benchmarks/exact_anchor.py)")
     print()
-    print("full report, warm (both strategies, every side bet, no stated-RTP search; best of 3)   target 1 s")
+    print(
+        "full report, warm (both strategies, every side bet, no stated-RTP search; best of 3)"
+        "   target 1 s"
+    )
     timings = []
     for name, preset in PRESETS.items():
         par_sheet(preset.rules, explain=False)
