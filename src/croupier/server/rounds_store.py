@@ -20,9 +20,8 @@ from typing import Any
 
 import sqlalchemy
 from sqlalchemy import bindparam, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
-from croupier.server.db import any_of, utcnow
+from croupier.server.db import any_of, insert_ignoring_for, utcnow
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
 from croupier.server.schema import ROUND_STATUSES, round_inputs, round_players, rounds, users
@@ -235,12 +234,8 @@ def _join_statement(dialect: str) -> sqlalchemy.Insert:
         sqlalchemy.exists().where(rounds.c.id == bindparam("rid")),
         sqlalchemy.exists().where(users.c.id == bindparam("who")),
     )
-    if dialect not in ("postgresql", "sqlite"):
-        raise ValueError(f"database dialect {dialect!r} is not supported")
-    statement = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(round_players)
-    return statement.from_select(
-        ["round_id", "user_id", "balance_before"], joining
-    ).on_conflict_do_nothing(index_elements=["round_id", "user_id"])
+    ignoring = insert_ignoring_for(dialect, round_players, ("round_id", "user_id"))
+    return ignoring.from_select(["round_id", "user_id", "balance_before"], joining)
 
 
 def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: Any) -> None:
