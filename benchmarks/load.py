@@ -14,7 +14,8 @@ boxes each, and plays two phases:
    the most actions a second the server sustains.
 
 With ``--watchers W``, a third phase: ``W`` anonymous watchers on the first table
-while its seven bots play, and how long each table state takes to reach each watcher
+while its seven bots play (and, with ``--behind B``, ``B`` more bots betting behind
+their boxes, RWS v5 1.26), and how long each table state takes to reach each watcher
 (from the state's own time, ``now``: when the command or clock that changed the table
 reached the server, to its arrival at the watcher; each change counted once per
 watcher; the server and the watchers share the machine's clock).
@@ -30,7 +31,7 @@ The bots and watchers run in this one process (asyncio), on the same cores as th
 server: their CPU is part of what the machine spends.
 
     python benchmarks/load.py [--bots 500] [--seconds 30] [--db postgresql://...]
-                              [--workers N] [--watchers W]
+                              [--workers N] [--watchers W [--behind B]]
 """
 
 from __future__ import annotations
@@ -200,10 +201,17 @@ def report(label: str, stats: BotStats, elapsed: float, rounds: int) -> None:
 
 
 async def watch(
-    base: str, table: str, count: int, seconds: float, bots: list[tuple[str, str]], url: str
-) -> tuple[list[float], int, tuple[BotStats, float, int]]:
-    """``count`` watchers on ``table`` while the bots play: each state's delay to each
-    watcher (seconds), the watchers still connected at the end, and the bots' phase."""
+    base: str,
+    table: str,
+    count: int,
+    seconds: float,
+    bots: list[tuple[str, str]],
+    url: str,
+    behind: list[tuple[str, str]],
+) -> tuple[list[float], int, tuple[BotStats, float, int], BotStats]:
+    """``count`` watchers on ``table`` while the bots play, and the ``behind`` bots bet
+    behind its boxes: each state's delay to each watcher (seconds), the watchers still
+    connected at the end, the bots' phase, and what the bots behind did."""
     import websockets
 
     delays: list[float] = []
@@ -236,13 +244,24 @@ async def watch(
     for _ in range(count):  # connected a few at a time: a crowd arriving, not one burst
         tasks.append(asyncio.create_task(watcher()))
         await asyncio.sleep(0.002)
+    behind_stats = BotStats()
+    # Players betting behind answer a box's bet within its betting window (1 s here).
+    for index, (name, token) in enumerate(behind):
+        box = index % BOXES + 1
+        tasks.append(
+            asyncio.create_task(
+                run_bot(
+                    base, name, table, box, stop, behind_stats, think=0.3, token=token, behind=True
+                )
+            )
+        )
     await asyncio.sleep(2.0)
     delays.clear()
     played = await phase(base, bots, seconds, 1.0, url)
     still = connected
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return delays, still, played
+    return delays, still, played, behind_stats
 
 
 def main() -> None:
@@ -254,12 +273,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--watchers", type=int, default=0)
     parser.add_argument(
+        "--behind", type=int, default=0, help="bots betting behind on the watched table"
+    )
+    parser.add_argument(
         "--warmup", type=float, default=10.0, help="seconds of play before the first phase"
     )
     arguments = parser.parse_args()
     tables = (arguments.bots + BOXES - 1) // BOXES
     with tempfile.TemporaryDirectory() as directory, database(arguments.db, directory) as url:
-        bots = prepare(url, arguments.bots)
+        everyone = prepare(url, arguments.bots + arguments.behind)
+        bots, behind = everyone[: arguments.bots], everyone[arguments.bots :]
         tables_path = Path(directory) / "tables.toml"
         tables_file(tables_path, tables)
         port = free_port()
@@ -314,10 +337,15 @@ def main() -> None:
             flat = asyncio.run(phase(base, bots, arguments.seconds, 0.0, url))
             report("bots acting as fast as allowed", *flat)
             if arguments.watchers:
-                delays, still, played = asyncio.run(
-                    watch(base, "t000", arguments.watchers, arguments.seconds, bots, url)
+                delays, still, played, backed = asyncio.run(
+                    watch(base, "t000", arguments.watchers, arguments.seconds, bots, url, behind)
                 )
                 report(f"same, {arguments.watchers} watchers on t000", *played)
+                if behind:
+                    print(
+                        f"  {'bets behind on t000':34s} {len(behind):8d} bots"
+                        f"   {backed.actions} bets   refused {backed.errors}"
+                    )
                 delays.sort()
                 if delays:
                     p50 = statistics.median(delays) * 1000

@@ -1,7 +1,9 @@
 """Bot players: real clients of a running server, for load tests and crash tests.
 
 A bot signs up over HTTP, joins a table over a WebSocket and plays: it bets the
-table minimum on its own box, declines every offer, and hits below 17.  It records
+table minimum on its own box, declines every offer, and hits below 17.  A bot that
+bets behind (RWS v5 1.26) bets the minimum on another player's box once that player
+has bet, and declines every offer (the box's decisions are its seated player's).  It records
 the time from each decision it sends to the event that answers it.  A bot whose
 connection drops (the server was killed) reconnects until told to stop.
 """
@@ -71,18 +73,20 @@ async def run_bot(
     *,
     think: float = 0.0,
     token: str | None = None,
+    behind: bool = False,
 ) -> None:
     """Play at ``table`` on ``box`` until ``stop`` is set, reconnecting after failures.
 
     ``think`` is the pause before each action; ``token`` a session to use (else the
-    bot signs up and logs in, and again after each reconnection).
+    bot signs up and logs in, and again after each reconnection); ``behind``: bet
+    behind the player seated at ``box`` instead of taking it.
     """
     given = token
     while not stop.is_set():
         try:
             if token is None:
                 token = await asyncio.to_thread(sign_up, base, name)
-            await _play(base, token, name, table, box, stop, stats, think)
+            await _play(base, token, name, table, box, stop, stats, think, behind)
         except (OSError, WebSocketException, urllib.error.URLError):
             stats.reconnects += 1
             token = given
@@ -98,6 +102,7 @@ async def _play(
     stop: asyncio.Event,
     stats: BotStats,
     think: float,
+    behind: bool,
 ) -> None:
     url = base.replace("http", "ws", 1) + f"/ws/tables/{table}"
     async with websockets.connect(url, max_size=2**20) as socket:
@@ -136,7 +141,7 @@ async def _play(
             if state["round"] != last_round and state["phase"] in ("settled", "void"):
                 last_round = state["round"]
                 stats.rounds += 1
-            action = _choose(state, name, box)
+            action = _choose(state, name, box, behind=behind)
             if action is None or pending is not None:
                 continue
             # One action per decision point: the same table state is not answered twice.
@@ -160,14 +165,21 @@ async def _play(
             await socket.send(json.dumps({"type": "action", "op": op, "args": args, "key": key}))
 
 
-def _choose(state: dict[str, Any], name: str, box: int) -> tuple[str, dict[str, Any]] | None:
+def _choose(
+    state: dict[str, Any], name: str, box: int, *, behind: bool = False
+) -> tuple[str, dict[str, Any]] | None:
     """The bot's next action, or ``None`` when it has nothing to do."""
     phase = state["phase"]
     if phase == "betting":
         if any(bet["player"] == name for bet in state["bets"]):
             return None
-        seats = state["seats"]
-        if seats.get(str(box)) not in (None, name):
+        seated = state["seats"].get(str(box))
+        if behind:
+            # Behind the player whose bet opened the box (its holder's, if reserved).
+            others = {bet["player"] for bet in state["bets"] if bet["box"] == box} - {name}
+            if not others or (seated is not None and seated not in others):
+                return None
+        elif seated not in (None, name):
             return None
         return "bet", {"box": box, "amount": state.get("minimum_bet", "25")}
     for offer in state["offers"]:
