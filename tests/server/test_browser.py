@@ -306,6 +306,8 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
 
     # ann's turn: she splits her 8s and stands on both hands; bob cannot act for her.
     expect_contains(ann.page.locator(".actions"), "Split")
+    # bob's page has ann's turn too (its own socket may bring it a moment after hers).
+    expect_contains(bob.page.locator(".timer[data-kind='decision']"), "(box 1)")
     bob.page.keyboard.press("h")
     expect_contains(bob.page.locator(".notice"), "It is not your turn: box 1 is playing")
     ann.page.keyboard.press("p")
