@@ -192,12 +192,7 @@ def issuer_account(conn: sqlalchemy.Connection) -> int:
 
 def balance(conn: sqlalchemy.Connection, user_id: int) -> Decimal:
     """A user's balance (zero if he has no account yet)."""
-    units = conn.execute(
-        select(accounts.c.balance).where(
-            accounts.c.kind == "player", accounts.c.owner == str(user_id)
-        )
-    ).scalar_one_or_none()
-    return from_units(units or 0)
+    return balances(conn, [user_id])[user_id]
 
 
 def balances(conn: sqlalchemy.Connection, user_ids: Iterable[int]) -> dict[int, Decimal]:
@@ -336,6 +331,17 @@ def _transaction_statement(dialect: str) -> sqlalchemy.Insert:
     )
 
 
+def _open_round_or_found(
+    conn: sqlalchemy.Connection, key: str, request_hash: str, round_id: str
+) -> int | None:
+    """The transaction already made with ``key`` (a retry moves nothing); else ``None``,
+    once the round is known to be open (:class:`LedgerError` if it was closed)."""
+    found, closing = _existing_or_closing(conn, key, request_hash, round_id)
+    if found is None and closing is not None:
+        raise LedgerError(f"round {round_id!r} was already closed by transaction {closing}")
+    return found
+
+
 def _lock_owned(
     conn: sqlalchemy.Connection, owners: Iterable[tuple[str, str]]
 ) -> dict[tuple[str, str], tuple[int, int]]:
@@ -368,22 +374,6 @@ def _existing_or_closing(
         if closing is None:
             closing = row.id
     return None, closing
-
-
-def _closing_transaction(conn: sqlalchemy.Connection, round_id: str) -> int | None:
-    found: int | None = conn.execute(
-        select(transactions.c.id)
-        .where(transactions.c.round_id == round_id, transactions.c.kind.in_(_CLOSING_KINDS))
-        .order_by(transactions.c.id)
-        .limit(1)
-    ).scalar_one_or_none()
-    return found
-
-
-def _refuse_closed(conn: sqlalchemy.Connection, round_id: str) -> None:
-    closing = _closing_transaction(conn, round_id)
-    if closing is not None:
-        raise LedgerError(f"round {round_id!r} was already closed by transaction {closing}")
 
 
 def _record(
@@ -542,11 +532,9 @@ def _move_locked(
 ) -> int:
     """The movement of :func:`_move_on_round` once both accounts are locked."""
     (player, player_units), (table, table_units) = (locked[owner] for owner in owners)
-    found, closing = _existing_or_closing(conn, key, request_hash, round_id)
+    found = _open_round_or_found(conn, key, request_hash, round_id)
     if found is not None:
         return found
-    if closing is not None:
-        raise LedgerError(f"round {round_id!r} was already closed by transaction {closing}")
     refuse({player: player_units, table: table_units}, player, table, units)
     sign = 1 if onto_table else -1
     return _record(
@@ -687,10 +675,9 @@ def close_round(
         table, house = locked["round", round_id][0], locked["house", ""][0]
         players = {user: locked["player", str(user)][0] for user in sorted(paid)}
         balances = {account: units for account, units in locked.values()}
-        found = _existing(conn, idempotency_key, request_hash)
+        found = _open_round_or_found(conn, idempotency_key, request_hash, round_id)
         if found is not None:
             return found
-        _refuse_closed(conn, round_id)
         staked = _stake_units(conn, round_id)
         for user in paid:
             if staked.get(user, 0) <= 0:

@@ -383,14 +383,7 @@ def finish_round_player(
     conn: sqlalchemy.Connection, round_id: str, user_id: int, balance_after: Decimal
 ) -> None:
     """Record a player's balance after a round.  :class:`NotFound` if he did not join it."""
-    units = _balance_units(balance_after, "balance after")
-    result = conn.execute(
-        update(round_players)
-        .where(round_players.c.round_id == round_id, round_players.c.user_id == user_id)
-        .values(balance_after=units)
-    )
-    if result.rowcount == 0:
-        raise NotFound(f"user {user_id} did not join round {round_id!r}")
+    finish_round_players(conn, round_id, {user_id: balance_after})
 
 
 def finish_round_players(
