@@ -181,7 +181,9 @@ class TableActor:
                 continue
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self._sleep())
+                # A timer, not the task per wait that ``wait_for`` makes.
+                async with asyncio.timeout(self._sleep()):
+                    await self._wake.wait()
 
     def _sleep(self) -> float | None:
         """Seconds until the next thing the clock must do (None: nothing is due)."""

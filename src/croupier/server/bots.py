@@ -116,7 +116,8 @@ async def _play(
         last_round = None
         while not stop.is_set():
             try:
-                text = await asyncio.wait_for(socket.recv(), timeout=0.5)
+                async with asyncio.timeout(0.5):  # a timer: no task per message
+                    text = await socket.recv()
             except TimeoutError:
                 continue
             message = json.loads(text)

@@ -115,10 +115,19 @@ class Connection:
 
     async def write(self) -> None:
         """Send the outbox in order, each message within :data:`SEND_SECONDS`."""
+        loop = asyncio.get_running_loop()
         while True:
             text = await self.outbox.get()
             try:
-                await asyncio.wait_for(self.socket.send_text(text), SEND_SECONDS)
+                # One timer moved on at each message, not the task per message that
+                # ``wait_for`` makes: a table's fan-out is most of what a server sends.
+                async with asyncio.timeout(None) as timer:
+                    while True:
+                        timer.reschedule(loop.time() + SEND_SECONDS)
+                        await self.socket.send_text(text)
+                        if self.outbox.empty():
+                            break
+                        text = self.outbox.get_nowait()
             except TimeoutError:
                 self.drop(f"a message took over {SEND_SECONDS:g} s to send")
                 return
