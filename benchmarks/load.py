@@ -168,19 +168,32 @@ class Meter:
             return 0.0
         return float(times.user + times.system)
 
-    def read(self) -> dict[str, float]:
-        """CPU seconds by part: ``server``, ``bots``, ``postgres``."""
-        server = self._cpu(self.server) + sum(
-            self._cpu(child) for child in self.server.children(recursive=True)
-        )
-        seconds = {"server": server, "bots": self._cpu(self.me)}
+    def read(self) -> dict[str, dict[int, float]]:
+        """CPU seconds by part (``server``, ``bots``, ``postgres``) and process id."""
+        server = [self.server, *self.server.children(recursive=True)]
+        seconds = {
+            "server": {process.pid: self._cpu(process) for process in server},
+            "bots": {self.me.pid: self._cpu(self.me)},
+        }
         if self.postgres:
-            seconds["postgres"] = sum(
-                self._cpu(process)
+            seconds["postgres"] = {
+                process.pid: self._cpu(process)
                 for process in psutil.process_iter(["name"])
                 if process.info["name"] == "postgres"
-            )
+            }
         return seconds
+
+    @staticmethod
+    def spent(
+        before: dict[str, dict[int, float]], after: dict[str, dict[int, float]]
+    ) -> dict[str, float]:
+        """CPU seconds each part spent between two readings: a process that started
+        meanwhile counts whole; one that ended meanwhile (a short database connection)
+        is lost, so the figure is a floor."""
+        return {
+            part: sum(cpu - before[part].get(pid, 0.0) for pid, cpu in processes.items())
+            for part, processes in after.items()
+        }
 
 
 async def phase(
@@ -217,8 +230,7 @@ async def phase(
     start = time.perf_counter()
     await asyncio.sleep(seconds)
     elapsed = time.perf_counter() - start
-    after = meter.read() if meter is not None else {}
-    spent = {part: after[part] - before[part] for part in after}
+    spent = Meter.spent(before, meter.read()) if meter is not None else {}
     played = BotStats(
         actions=stats.actions - actions,
         errors=stats.errors,
