@@ -22,6 +22,7 @@ from starlette.testclient import WebSocketTestSession
 from croupier.cli import cli
 from croupier.script import play_script
 from croupier.server import accounts
+from croupier.server import hub as hub_module
 from croupier.server.app import Settings, create_app
 from croupier.server.hub import OUTBOX_MESSAGES, Connection
 from croupier.server.metrics import LOGGERS, log_json_lines
@@ -500,6 +501,70 @@ def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
         stalled.writer.cancel()
 
     asyncio.run(scenario())
+
+
+class _SlowSocket:
+    """A socket whose ``stall``-th send never finishes (the client stopped reading)."""
+
+    def __init__(self, stall: int) -> None:
+        self.texts: list[str] = []
+        self.stall = stall
+
+    async def send_text(self, text: str) -> None:
+        if len(self.texts) + 1 == self.stall:
+            await asyncio.Event().wait()
+        self.texts.append(text)
+
+
+def test_queued_messages_go_out_in_order_with_no_task_per_message() -> None:
+    """A table's fan-out is most of what a server sends: the writer sends what waits in
+    the outbox one after the other under one timer, making no task per message."""
+
+    async def scenario() -> list[str]:
+        loop = asyncio.get_running_loop()
+        socket = _SlowSocket(stall=0)
+        connection = Connection(socket, "rws")  # type: ignore[arg-type]
+        connection.writer = asyncio.create_task(connection.write())
+        await asyncio.sleep(0)
+        made: list[object] = []
+
+        def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+            made.append(coro)
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        loop.set_task_factory(factory)
+        for number in range(100):
+            connection.push(f"message {number}")
+        for _ in range(10):
+            await asyncio.sleep(0)
+        loop.set_task_factory(None)
+        assert made == []
+        connection.writer.cancel()
+        return socket.texts
+
+    assert asyncio.run(scenario()) == [f"message {number}" for number in range(100)]
+
+
+def test_a_send_that_takes_too_long_drops_the_client_even_in_a_run_of_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each message has its own time limit, the third of a run as much as the first."""
+    monkeypatch.setattr(hub_module, "SEND_SECONDS", 0.05)
+
+    async def scenario() -> Connection:
+        handler = asyncio.create_task(asyncio.Event().wait())
+        connection = Connection(_SlowSocket(stall=3), "rws", handler=handler)  # type: ignore[arg-type]
+        connection.writer = asyncio.create_task(connection.write())
+        for number in range(5):
+            connection.push(f"message {number}")
+        await asyncio.wait_for(connection.writer, 30)
+        await asyncio.sleep(0)
+        assert handler.cancelled()
+        return connection
+
+    connection = asyncio.run(scenario())
+    assert connection.dropped == "a message took over 0.05 s to send"
+    assert connection.socket.texts == ["message 0", "message 1"]  # type: ignore[attr-defined]
 
 
 @pytest.mark.slow
