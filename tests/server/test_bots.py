@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
-from croupier.server.bots import _choose
+import pytest
+
+from croupier.server.bots import BotStats, _choose, run_bot
 
 
 def betting(bets: list[dict[str, Any]], seats: dict[str, str] | None = None) -> dict[str, Any]:
@@ -36,3 +40,55 @@ def test_a_seated_bot_bets_on_its_own_box_unless_another_holds_it() -> None:
     assert _choose(betting([]), "ann", 1) == ("bet", {"box": 1, "amount": "25.00"})
     assert _choose(betting([], {"1": "bob"}), "ann", 1) is None
     assert _choose(betting([bet("ann", 1)]), "ann", 1) is None
+
+
+class _Socket:
+    """A table socket that asks the bot to bet, then answers its bet as the server does
+    (ack, events, the new state), then stops the bot."""
+
+    def __init__(self, stop: asyncio.Event) -> None:
+        self.stop = stop
+        self.sent: list[dict[str, Any]] = []
+        self.frames: asyncio.Queue[str] = asyncio.Queue()
+        state = {**betting([]), "round": "r1", "turn": None, "offers": [], "boxes": []}
+        self.frames.put_nowait(json.dumps({"type": "welcome", "state": state}))
+
+    async def __aenter__(self) -> _Socket:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def send(self, text: str) -> None:
+        message = json.loads(text)
+        self.sent.append(message)
+        if message["type"] == "action":
+            self.frames.put_nowait(json.dumps({"type": "ack", "key": message["key"]}))
+            self.frames.put_nowait(json.dumps({"type": "events", "round": "r1", "events": []}))
+
+    async def recv(self) -> str:
+        frame = await self.frames.get()
+        if frame.startswith('{"type": "events"'):
+            self.stop.set()  # the bot reads this frame, then stops
+        return frame
+
+
+def test_a_bot_times_its_action_to_the_events_that_answer_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The load benchmark's latency: from an action sent to the events frame after it
+    (read by its type alone, the events left unparsed)."""
+
+    async def scenario() -> tuple[BotStats, _Socket]:
+        stop = asyncio.Event()
+        socket = _Socket(stop)
+        monkeypatch.setattr("websockets.connect", lambda url, **_: socket)
+        stats = BotStats()
+        await run_bot("http://table", "ann", "rws", 1, stop, stats, token="t")
+        return stats, socket
+
+    stats, socket = asyncio.run(scenario())
+    assert [message["type"] for message in socket.sent] == ["auth", "action"]
+    assert socket.sent[1]["op"] == "bet"
+    assert stats.actions == 1 and stats.errors == 0
+    assert len(stats.latencies) == 1 and 0 <= stats.latencies[0] < 5

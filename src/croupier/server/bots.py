@@ -120,12 +120,16 @@ async def _play(
                     text = await socket.recv()
             except TimeoutError:
                 continue
+            if isinstance(text, str) and text.startswith('{"type": "events"'):
+                # The events answer what was sent; the state that follows says what
+                # to do next.  Only their arrival counts: they are not parsed.
+                if sent:
+                    now = time.perf_counter()
+                    stats.latencies.extend(now - at for at in sent.values())
+                    sent.clear()
+                continue
             message = json.loads(text)
             kind = message["type"]
-            if kind == "events" and sent:
-                now = time.perf_counter()
-                stats.latencies.extend(now - at for at in sent.values())
-                sent.clear()
             if kind in ("ack", "error") and message.get("key") == pending:
                 pending = None
             if kind == "error":
