@@ -20,6 +20,10 @@ their boxes, RWS v5 1.26), and how long each table state takes to reach each wat
 reached the server, to its arrival at the watcher; each change counted once per
 watcher; the server and the watchers share the machine's clock).
 
+Each phase also prints the CPU each part spent while it was measured: the server's
+processes, this benchmark's process (bots and watchers) and PostgreSQL's processes, in
+cores and per action (psutil).
+
 The bots are this project's own asyncio clients (:mod:`croupier.server.bots`), not
 Locust: Locust's users are synchronous greenlets with no WebSocket client of their own,
 and a bot here must read every table state the server pushes and answer the decision
