@@ -471,15 +471,18 @@ def test_the_rate_limit_is_per_player_not_per_socket(db_url: str, clock: Clock) 
             assert pongs == 40
 
 
-class _StalledSocket:
-    """A client that never reads: every send waits for ever."""
+class _SlowSocket:
+    """A socket whose ``stall``-th send never finishes (the client stopped reading;
+    ``stall=0``: every send goes out)."""
 
-    def __init__(self) -> None:
-        self.sent = 0
+    def __init__(self, stall: int) -> None:
+        self.texts: list[str] = []
+        self.stall = stall
 
     async def send_text(self, text: str) -> None:
-        self.sent += 1
-        await asyncio.Event().wait()
+        if len(self.texts) + 1 == self.stall:
+            await asyncio.Event().wait()
+        self.texts.append(text)
 
 
 def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
@@ -488,7 +491,7 @@ def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
 
     async def scenario() -> None:
         handler = asyncio.create_task(asyncio.Event().wait())  # stands for its receive loop
-        stalled = Connection(_StalledSocket(), "rws", handler=handler)  # type: ignore[arg-type]
+        stalled = Connection(_SlowSocket(stall=1), "rws", handler=handler)  # type: ignore[arg-type]
         stalled.writer = asyncio.create_task(stalled.write())
         await asyncio.sleep(0)
         started = time.monotonic()
@@ -501,19 +504,6 @@ def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
         stalled.writer.cancel()
 
     asyncio.run(scenario())
-
-
-class _SlowSocket:
-    """A socket whose ``stall``-th send never finishes (the client stopped reading)."""
-
-    def __init__(self, stall: int) -> None:
-        self.texts: list[str] = []
-        self.stall = stall
-
-    async def send_text(self, text: str) -> None:
-        if len(self.texts) + 1 == self.stall:
-            await asyncio.Event().wait()
-        self.texts.append(text)
 
 
 def test_queued_messages_go_out_in_order_with_no_task_per_message() -> None:
