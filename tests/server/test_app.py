@@ -761,3 +761,27 @@ def test_the_page_goes_out_compressed_and_cached_by_its_hashed_names(
         assert len(sent) < len(gzip.decompress(sent)) / 2  # the bundle compresses well
         index = client.get("/static/index.html")
         assert index.headers["cache-control"] == "no-cache"
+
+
+def test_the_server_extra_alone_serves_sqlite_without_postgresqls_driver(tmp_path: Path) -> None:
+    """``pip install 'croupier[server]'`` has no PostgreSQL driver: a server on SQLite
+    (the README's default) starts and answers without importing it."""
+    program = f"""
+import sys
+sys.modules["psycopg"] = None  # as if the postgres extra were not installed
+from fastapi.testclient import TestClient
+from croupier.server.app import Settings, create_app
+from croupier.server.runtime import TableConfig
+app = create_app(Settings(url="sqlite:///{tmp_path / 'alone.db'}",
+                          tables=(TableConfig(id="rws", preset="rws-v5"),)))
+with TestClient(app) as client:
+    answer = client.get("/health")
+    print(answer.status_code, sorted(answer.json()["tables"]))
+print("psycopg" in sys.modules and sys.modules["psycopg"] is not None)
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["200 ['rws']", "False"]

@@ -46,7 +46,7 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from croupier.server.actor import stop_task
-from croupier.server.errors import ServerError
+from croupier.server.errors import TableUnavailable
 
 __all__ = [
     "ANNOUNCE_CHANNEL",
@@ -75,10 +75,6 @@ RECONNECT_SECONDS = 0.5
 Reply = Callable[[dict[str, Any]], Awaitable[None]]
 Handler = Callable[[str, dict[str, Any], Reply], Awaitable[dict[str, Any]]]
 Listener = Callable[[str, dict[str, Any]], Awaitable[None]]
-
-
-class TableUnavailable(ServerError):
-    """No process answered for the table in time (it is being taken over)."""
 
 
 def request_channel(table: str) -> str:

@@ -30,6 +30,7 @@ __all__ = [
     "ServerError",
     "SessionExpired",
     "SessionTimeLimitReached",
+    "TableUnavailable",
 ]
 
 
@@ -55,6 +56,11 @@ class InvalidAmount(ServerError, ValueError):
 
 class LedgerError(ServerError):
     """A money movement the books cannot accept (for example a void that does not refund)."""
+
+
+class TableUnavailable(ServerError):
+    """No process answers for the table now (it is being taken over, or this process
+    lost it); the client sends again."""
 
 
 class RoundError(ServerError):

@@ -18,9 +18,8 @@ from typing import Any
 import starlette.websockets
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from croupier.server.bus import TableUnavailable
 from croupier.server.dependencies import SESSION_COOKIE, TableHub
-from croupier.server.errors import SessionExpired
+from croupier.server.errors import SessionExpired, TableUnavailable
 from croupier.server.hub import Connection, Hub, refusal
 from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,

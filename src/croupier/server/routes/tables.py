@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from croupier.describe import describe_rules
 from croupier.presets import find_preset
-from croupier.server.bus import TableUnavailable
 from croupier.server.dependencies import Figures, TableHub
+from croupier.server.errors import TableUnavailable
 from croupier.server.http_errors import ErrorOut, HttpError
 from croupier.server.runtime import TableConfig
 from croupier.server.tables import config_summary
