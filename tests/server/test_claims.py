@@ -1,96 +1,126 @@
-"""The claims loop of a cluster's process, with the database's locks played by a fake."""
+"""The claims loop of a process, with the database's leases played by a fake."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
-import pytest
+import sqlalchemy
 
 from croupier.server.cluster import Claims
 from croupier.server.settings import Share
 
 
-class Locks:
-    """Advisory locks as the database keeps them; ``up`` False: the database is down."""
+class Leases:
+    """Leases as the database keeps them; ``up`` False: the database is down."""
 
     def __init__(self, held_elsewhere: set[str]) -> None:
         self.elsewhere = held_elsewhere
-        self.mine: set[str] = set()
-        self.connected = True
+        self.held: dict[str, int] = {}
+        self.epochs: dict[str, int] = {}
         self.up = True
-        self.reconnects = 0
+        self.renewing: Callable[[set[str]], None] | None = None
 
-    def alive(self) -> bool:
-        return self.connected and self.up
-
-    def try_claim(self, table: str) -> bool:
-        if not self.alive() or table in self.elsewhere or table in self.mine:
-            return False
-        self.mine.add(table)
-        return True
+    def claim(self, table: str) -> int | None:
+        if not self.up:
+            raise sqlalchemy.exc.OperationalError("SELECT", {}, Exception("down"))
+        if table in self.elsewhere or table in self.held:
+            return None
+        self.epochs[table] = self.epochs.get(table, 0) + 1
+        self.held[table] = self.epochs[table]
+        return self.held[table]
 
     def let_go(self, table: str) -> None:
-        self.mine.discard(table)
+        self.held.pop(table, None)
 
-    def reconnect(self) -> None:
-        self.reconnects += 1
-        self.mine.clear()  # the old connection's locks went with it
-        self.connected = self.up
-        if not self.up:
-            raise ConnectionError("the database does not answer")
+    def forget(self, table: str) -> None:
+        self.held.pop(table, None)
+
+    def start_renewing(self, on_lost: Callable[[set[str]], None]) -> None:
+        self.renewing = on_lost
+
+    def stop_renewing(self) -> None:
+        self.renewing = None
 
 
 def test_a_process_claims_its_share_first_then_what_a_dead_one_left() -> None:
-    locks = Locks(held_elsewhere={"b"})
-    running: list[str] = []
+    leases = Leases(held_elsewhere={"b"})
+    running: list[tuple[str, int]] = []
 
-    async def run(table: str) -> None:
-        running.append(table)
+    async def run(table: str, epoch: int) -> None:
+        running.append((table, epoch))
 
-    async def stop_all() -> None:
-        running.clear()
+    async def stop(table: str) -> None:
+        raise AssertionError(f"{table} was never lost")
 
-    claims = Claims(locks, ["a", "b", "c", "d"], Share(0, 2), run=run, stop_all=stop_all)  # type: ignore[arg-type]
+    claims = Claims(leases, ["a", "b", "c", "d"], Share(0, 2), run=run, stop=stop)  # type: ignore[arg-type]
 
     async def scenario() -> None:
         await claims.look(everything=False, preferred=Share(0, 2).prefers(claims.tables))
-        assert running == ["a", "c"]  # its share: tables 0 and 2
+        assert running == [("a", 1), ("c", 1)]  # its share: tables 0 and 2
         await claims.look(everything=True, preferred=[])
-        assert running == ["a", "c", "d"]  # past the grace: the free one too, not "b"
-        locks.elsewhere.clear()  # b's process died: its lock went with it
+        assert running[-1] == ("d", 1)  # past the grace: the free one too, not "b"
+        leases.elsewhere.clear()  # b's owner died: its lease ran out
         await claims.look(everything=True, preferred=[])
-        assert running == ["a", "c", "d", "b"]
+        assert running[-1] == ("b", 1) and claims.held == {"a", "b", "c", "d"}
 
     asyncio.run(scenario())
 
 
-def test_a_lost_connection_stops_every_table_and_claims_again_once_it_is_back() -> None:
-    locks = Locks(held_elsewhere=set())
-    running: list[str] = []
-    stopped: list[int] = []
+def test_a_lost_table_stops_at_once_and_is_claimed_again_once_free() -> None:
+    """A renewal that finds a table gone (another process claimed it) stops it here at
+    the next look; when it is free again, it is claimed under a new epoch."""
+    leases = Leases(held_elsewhere=set())
+    running: dict[str, int] = {}
+    stopped: list[str] = []
 
-    async def run(table: str) -> None:
-        running.append(table)
+    async def run(table: str, epoch: int) -> None:
+        running[table] = epoch
 
-    async def stop_all() -> None:
-        stopped.append(len(running))
-        running.clear()
+    async def stop(table: str) -> None:
+        stopped.append(table)
+        running.pop(table)
 
-    claims = Claims(locks, ["a"], Share(0, 1), run=run, stop_all=stop_all)  # type: ignore[arg-type]
+    claims = Claims(leases, ["a", "b"], Share(), run=run, stop=stop, claim_seconds=0.01)  # type: ignore[arg-type]
 
     async def scenario() -> None:
-        await claims.look(everything=True, preferred=["a"])
-        assert running == ["a"] and claims.held == {"a"}
-        locks.up = False  # the database goes away: another process may run "a" now
-        with pytest.raises(ConnectionError):  # the loop logs it and looks again
-            await claims.look(everything=True, preferred=["a"])
-        assert running == [] and stopped == [1] and claims.held == set()
-        with pytest.raises(ConnectionError):  # still down: it tries again, runs nothing
-            await claims.look(everything=True, preferred=["a"])
-        assert running == [] and locks.reconnects == 2
-        locks.up = True
-        await claims.look(everything=True, preferred=["a"])  # reconnects
-        await claims.look(everything=True, preferred=["a"])  # claims afresh
-        assert running == ["a"] and locks.reconnects == 3
+        claims.start()
+        await asyncio.sleep(0.05)
+        assert running == {"a": 1, "b": 1}
+        assert leases.renewing is not None
+        leases.elsewhere.add("a")  # another process claimed "a"
+        leases.renewing({"a"})  # from the renewals' thread
+        await asyncio.sleep(0.05)
+        assert stopped == ["a"] and running == {"b": 1} and "a" not in claims.held
+        leases.elsewhere.clear()  # its new owner died
+        await asyncio.sleep(0.05)
+        assert running == {"a": 2, "b": 1}  # claimed again, under a new epoch
+        await claims.stop()
+        assert leases.renewing is None
+
+    asyncio.run(scenario())
+
+
+def test_a_database_down_keeps_the_loop_trying() -> None:
+    leases = Leases(held_elsewhere=set())
+    leases.up = False
+    running: dict[str, int] = {}
+
+    async def run(table: str, epoch: int) -> None:
+        running[table] = epoch
+
+    async def stop(table: str) -> None:
+        running.pop(table)
+
+    claims = Claims(leases, ["a"], Share(), run=run, stop=stop, claim_seconds=0.01)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        claims.start()
+        await asyncio.sleep(0.05)
+        assert running == {}
+        leases.up = True
+        await asyncio.sleep(0.05)
+        assert running == {"a": 1}
+        await claims.stop()
 
     asyncio.run(scenario())

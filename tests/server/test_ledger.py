@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from croupier.server import ledger, rounds_store
+from croupier.server import db, ledger, rounds_store
 from croupier.server.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -595,3 +595,57 @@ def test_random_play_keeps_the_books_balanced(
             expected = {u: held for u, held in model.table[round_id].items() if held}
             if round_id not in model.closed:
                 assert ledger.round_stakes(conn, round_id) == expected
+
+
+def test_each_table_settles_against_its_own_house_account(engine: sqlalchemy.Engine) -> None:
+    """The house's money is one account per table: no row is shared by every table's
+    settlement (a stuck settlement at one table cannot hold up another's)."""
+    new_round(engine, "r1")
+    grant(engine, 1, "10", "g1")
+    stake(engine, 1, "r1", "10", "s1")
+    with engine.begin() as conn:
+        settled = ledger.close_round(conn, "r1", {}, idempotency_key="c1", void=False, table="rws")
+        rounds_store.save_round(conn, "r1", record={"closed": True}, status="settled")
+    assert legs_of(engine, settled) == {("round", "r1"): -1_000, ("house", "rws"): 1_000}
+    assert problems(engine) == []
+
+
+@pytest.mark.postgres
+def test_a_stuck_settlement_at_one_table_never_holds_up_another(postgres: Any) -> None:
+    """A process stopped inside a settlement (its transaction open, its rows locked)
+    does not stop another table's settlement; PostgreSQL ends the stuck transaction
+    after ``db.IDLE_IN_TRANSACTION_SECONDS``."""
+    url = postgres.create()
+    engine = db.connect(url)
+    db.migrate(engine)
+    try:
+        for round_id, number in (("r1", 1), ("r2", 2)):
+            new_round(engine, round_id, number)
+        grant(engine, 1, "10", "g1")
+        grant(engine, 2, "10", "g2")
+        stake(engine, 1, "r1", "10", "s1")
+        stake(engine, 2, "r2", "10", "s2")
+        stuck = engine.connect()
+        stuck.begin()
+        ledger.close_round(stuck, "r1", {}, idempotency_key="c1", void=False, table="rws")
+        settled = threading.Event()
+
+        def settle_elsewhere() -> None:
+            with engine.begin() as conn:
+                ledger.close_round(conn, "r2", {}, idempotency_key="c2", void=False, table="live")
+                rounds_store.save_round(conn, "r2", record={"closed": True}, status="settled")
+            settled.set()
+
+        other = threading.Thread(target=settle_elsewhere)
+        other.start()
+        other.join(timeout=3)
+        assert settled.is_set()  # well before the stuck one's timeout
+        with pytest.raises(sqlalchemy.exc.DBAPIError, match="idle-in-transaction"):
+            threading.Event().wait(db.IDLE_IN_TRANSACTION_SECONDS + 1)
+            stuck.execute(sqlalchemy.text("SELECT 1"))  # the server ended it
+        stuck.invalidate()
+        stuck.close()
+        assert problems(engine) == []  # the stuck settlement was never written
+    finally:
+        engine.dispose()
+        postgres.drop(url)

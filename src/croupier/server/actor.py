@@ -36,6 +36,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from croupier.server.ownership import TableLost
+
 __all__ = ["RETRY_SECONDS", "TableActor", "stop_task"]
 
 _log = logging.getLogger("croupier.server")
@@ -86,6 +88,9 @@ class TableActor:
         on_tick: what announces a clock's outcome (run on the loop, before the next work).
         recheck_seconds: the longest the actor sleeps before reading the clock again
             (``None``: exactly until the next deadline).
+        on_lost: told when a piece of work finds that this process no longer holds the
+            table (:class:`~croupier.server.ownership.TableLost`): the table is to be
+            given up at once.
     """
 
     def __init__(
@@ -96,8 +101,10 @@ class TableActor:
         clock: Callable[[], float],
         on_tick: Callable[[Any], Awaitable[None]] | None = None,
         recheck_seconds: float | None = None,
+        on_lost: Callable[[], None] | None = None,
     ) -> None:
         self.name = name
+        self.on_lost = on_lost
         self.table = table
         self.clock = clock
         self.on_tick = on_tick
@@ -207,6 +214,7 @@ class TableActor:
         try:
             result = await asyncio.to_thread(work.run)
         except Exception as error:
+            self._lost_if(error)
             if work.done is not None:
                 if not work.done.done():
                     work.done.set_exception(error)
@@ -233,7 +241,9 @@ class TableActor:
             return
         try:
             outcome = await asyncio.to_thread(self.table.tick, now)
-        except Exception:  # logged and retried; the other tables run on regardless
+        except Exception as error:  # logged and retried; the other tables run on regardless
+            if self._lost_if(error):
+                return
             _log.exception("table %s: its clock failed; it retries", self.name)
             self._retry_at = loop.time() + RETRY_SECONDS
             return
@@ -243,3 +253,13 @@ class TableActor:
                 await self.on_tick(outcome)
             except Exception:
                 _log.exception("table %s: announcing a clock's outcome failed", self.name)
+
+    def _lost_if(self, error: Exception) -> bool:
+        """Tell :attr:`on_lost` if ``error`` says the table was lost; whether it did."""
+        if not isinstance(error, TableLost):
+            return False
+        _log.error("table %s: %s", self.name, error)
+        self._retry_at = asyncio.get_running_loop().time() + RETRY_SECONDS
+        if self.on_lost is not None:
+            self.on_lost()
+        return True

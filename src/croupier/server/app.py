@@ -76,11 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             f"several servers share tables only on PostgreSQL, not {engine.dialect.name}"
         )
     if settings.standby:
-        ownership = Ownership.wait(engine, names, waiting=settings.on_standby)
+        ownership = Ownership.standing_by(engine, names, waiting=settings.on_standby)
     else:
-        ownership = Ownership(engine, names)
+        ownership = Ownership(engine)
     try:
-        hub = Hub(engine, settings)
+        ownership.claim_all(names)
+        hub = Hub(engine, settings, ownership)
     except BaseException:
         ownership.release()
         raise

@@ -30,7 +30,11 @@ from sqlalchemy.engine import make_url
 
 __all__ = [
     "DEFAULT_URL",
+    "IDLE_IN_TRANSACTION_SECONDS",
+    "LOCK_SECONDS",
+    "MIGRATION_LOCK",
     "PING_AFTER_IDLE",
+    "STATEMENT_SECONDS",
     "alembic_config",
     "any_of",
     "connect",
@@ -97,9 +101,28 @@ def connect(url: str | None) -> sqlalchemy.Engine:
     normalized = normalize_url(url)
     if make_url(normalized).get_backend_name() == "sqlite":
         return _connect_sqlite(normalized)
-    engine = sqlalchemy.create_engine(normalized)
+    engine = sqlalchemy.create_engine(normalized, connect_args={"options": _SESSION_OPTIONS})
     _ping_when_idle(engine)
     return engine
+
+
+#: Seconds a PostgreSQL statement waits for a lock before it fails (and its caller
+#: tries again): no process waits without end on another.
+LOCK_SECONDS = 5.0
+#: Seconds a PostgreSQL session may sit idle inside a transaction before the server
+#: ends it: a process that hangs (or is stopped) mid-transaction lets go of its row
+#: locks after this, so it cannot freeze the tables of other processes.
+IDLE_IN_TRANSACTION_SECONDS = 5.0
+#: Seconds a PostgreSQL statement may run.
+STATEMENT_SECONDS = 60.0
+_SESSION_OPTIONS = " ".join(
+    f"-c {name}={int(seconds * 1000)}"
+    for name, seconds in (
+        ("lock_timeout", LOCK_SECONDS),
+        ("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_SECONDS),
+        ("statement_timeout", STATEMENT_SECONDS),
+    )
+)
 
 
 PING_AFTER_IDLE = 10.0
@@ -224,7 +247,7 @@ def head_revision() -> str:
     """The newest migration revision shipped with this package.
 
     >>> head_revision()
-    '0003'
+    '0004'
     """
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:
@@ -241,7 +264,21 @@ def migrate(engine: sqlalchemy.Engine) -> None:
     if current_revision(engine) == head_revision():
         return
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Processes started together migrate one at a time; the others then find
+            # the database at the head and do nothing.
+            connection.exec_driver_sql("SET LOCAL lock_timeout = 0")
+            connection.exec_driver_sql("SET LOCAL statement_timeout = 0")
+            connection.execute(
+                sqlalchemy.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+            )
+            if MigrationContext.configure(connection).get_current_revision() == head_revision():
+                return
         command.upgrade(alembic_config(connection), "head")
+
+
+#: The advisory lock that migrations of one PostgreSQL database take in turn.
+MIGRATION_LOCK = 0x0C40_71E5_0000_0001
 
 
 def current_revision(engine: sqlalchemy.Engine) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from fastapi import WebSocket
@@ -25,8 +25,7 @@ from croupier.errors import CroupierError
 from croupier.presets import Preset, find_preset
 from croupier.server import accounts, ledger
 from croupier.server.actor import TableActor
-from croupier.server.bus import Bus, TableUnavailable
-from croupier.server.cluster import Claims
+from croupier.server.cluster import GRACE_SECONDS, Claims
 from croupier.server.db import normalize_url
 from croupier.server.errors import (
     InsufficientFunds,
@@ -34,14 +33,18 @@ from croupier.server.errors import (
     PlayRefused,
     ServerError,
     SessionExpired,
+    TableUnavailable,
 )
 from croupier.server.metrics import Metrics
 from croupier.server.ownership import Ownership
 from croupier.server.protocol import RateLimiter
 from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRuntime, public_events
 from croupier.server.schema import users
-from croupier.server.settings import Settings
+from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
+
+if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a cluster
+    from croupier.server.bus import Bus
 
 __all__ = [
     "OUTBOX_MESSAGES",
@@ -169,7 +172,9 @@ class Hub:
     reaches the watchers on every process.
     """
 
-    def __init__(self, engine: sa.Engine, settings: Settings) -> None:
+    def __init__(
+        self, engine: sa.Engine, settings: Settings, ownership: Ownership | None = None
+    ) -> None:
         self.engine = engine
         self.settings = settings
         self.metrics = Metrics()
@@ -184,18 +189,29 @@ class Hub:
         self.connections: dict[str, set[Connection]] = {table: set() for table in self.configs}
         self.bus: Bus | None = None
         self.claims: Claims | None = None
-        self.ownership: Ownership | None = None
+        #: This process's leases on its tables (``None``: a hub whose tables no other
+        #: process can reach, as in tests: it runs every table, unfenced).
+        self.ownership = ownership
         self._posted: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         if settings.share is None:
             now = settings.clock()
             for config in settings.tables:
-                self._open(config, now)
+                if ownership is None:
+                    self._open(config, now, None)
+                elif config.id in ownership.held:
+                    self._open(config, now, ownership.held[config.id])
 
-    def _open(self, config: TableConfig, now: float) -> TableRuntime:
-        """Run a table here: its round recovered from the database, its actor made."""
+    def _open(self, config: TableConfig, now: float, epoch: int | None) -> TableRuntime:
+        """Run a table here: its round recovered from the database, its actor made;
+        every write it makes is fenced by its lease's ``epoch``."""
         runtime = TableRuntime(
-            config, self.engine, self.user_id, now=now, shoe=self.settings.shoes.get(config.id)
+            config,
+            self.engine,
+            self.user_id,
+            now=now,
+            shoe=self.settings.shoes.get(config.id),
+            epoch=epoch,
         )
         table = config.id
         actor = TableActor(
@@ -204,6 +220,7 @@ class Hub:
             clock=self.now,
             on_tick=self._announcer(table),
             recheck_seconds=self.settings.tick_seconds,
+            on_lost=partial(self._lost, table),
         )
         self.runtimes[table] = runtime
         self.actors[table] = actor
@@ -268,49 +285,81 @@ class Hub:
     # -- running --------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start every table's actor (on the running loop); in a cluster, join it."""
+        """Start every table's actor (on the running loop) and keep this process's
+        tables claimed; in a cluster, join it."""
         for actor in self.actors.values():
             actor.start()
         self._loop = asyncio.get_running_loop()
         share = self.settings.share
-        if share is None:
+        if share is not None:
+            from croupier.server.bus import Bus
+
+            if self.ownership is None:
+                self.ownership = Ownership(self.engine)
+            self.bus = Bus(normalize_url(self.settings.url or ""))
+            await self.bus.start()
+            self.bus.listen(self._heard)
+        if self.ownership is None:
             return
-        url = self.settings.url or ""
-        self.ownership = Ownership.shared(self.engine)
-        self.bus = Bus(normalize_url(url))
-        await self.bus.start()
-        self.bus.listen(self._heard)
         self.claims = Claims(
-            self.ownership, list(self.configs), share, run=self._run_here, stop_all=self._stop_all
+            self.ownership,
+            list(self.configs),
+            share or Share(),
+            run=self._run_here,
+            stop=self._stop_table,
+            held=list(self.actors),
+            grace_seconds=GRACE_SECONDS if share is not None else 0.0,
         )
         self.claims.start()
 
     async def stop(self) -> None:
-        """Stop every table's actor (and, in a cluster, leave it)."""
+        """Stop every table's actor (and, in a cluster, leave it); let the tables go."""
         if self.claims is not None:
             await self.claims.stop()
         await self._stop_all()
         if self.bus is not None:
             await self.bus.stop()
         if self.ownership is not None:
-            self.ownership.release()
+            await asyncio.to_thread(self.ownership.release)
 
-    async def _run_here(self, table: str) -> None:
+    def _lost(self, table: str) -> None:
+        """A write for ``table`` was fenced off: another process runs it now."""
+        if self.claims is not None:
+            self.claims.lose({table})
+
+    async def _run_here(self, table: str, epoch: int) -> None:
         """Run a table this process has just claimed."""
         config = self.configs[table]
-        await asyncio.to_thread(self._open, config, self.now())
+        await asyncio.to_thread(self._open, config, self.now(), epoch)
         self.actors[table].start()
-        assert self.bus is not None
-        await self.bus.serve(table, self._serve)
+        if self.bus is not None:
+            await self.bus.serve(table, self._serve)
         # Its watchers here see it as it now stands (a recovered round, a new one).
         await self.broadcast(table, None)
 
+    async def _stop_table(self, table: str) -> None:
+        """Stop running ``table`` here (it was lost, or this process stops).
+
+        Without a cluster, its sockets here are closed: their clients reconnect and
+        find whichever server runs the table now.
+        """
+        actor = self.actors.pop(table, None)
+        self.runtimes.pop(table, None)
+        if actor is not None:
+            await actor.stop()
+        if self.bus is not None:
+            await self.bus.unserve(table)
+        elif self.ownership is not None:
+            for connection in list(self.connections.get(table, ())):
+                connection.drop("this server no longer runs the table")
+
     async def _stop_all(self) -> None:
-        for table, actor in list(self.actors.items()):
+        for table in list(self.actors):
+            actor = self.actors[table]
             await actor.stop()
             if self.bus is not None:
                 await self.bus.unserve(table)
-        if self.settings.share is not None:
+        if self.settings.share is not None or self.ownership is not None:
             self.actors.clear()
             self.runtimes.clear()
 

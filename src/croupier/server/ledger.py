@@ -27,6 +27,7 @@ Decimal('12.50')
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -180,9 +181,10 @@ def _check_round_id(round_id: str) -> None:
         raise LedgerError(f"round id {round_id!r} must have 1 to 64 characters")
 
 
-def house_account(conn: sqlalchemy.Connection) -> int:
-    """The id of the house's account."""
-    return _account(conn, "house", "")
+def house_account(conn: sqlalchemy.Connection, table: str = "") -> int:
+    """The id of the house's account at ``table`` (the house's money is the sum of its
+    accounts: one per table, so that no row is shared by every table's settlement)."""
+    return _account(conn, "house", table)
 
 
 def issuer_account(conn: sqlalchemy.Connection) -> int:
@@ -636,6 +638,7 @@ def close_round(
     *,
     idempotency_key: str,
     void: bool,
+    table: str = "",
 ) -> int:
     """Pay out a round in one transaction and empty its account; the transaction id.
 
@@ -643,7 +646,8 @@ def close_round(
     for a lost bet).  The house takes what is left on the table, or pays what is
     missing.  A void round (``void=True``) must return exactly each user's net stake
     and has no house leg.  A round closes once: closing it again with another key is
-    a :class:`~croupier.server.errors.LedgerError`.
+    a :class:`~croupier.server.errors.LedgerError`.  The house's leg goes to its account
+    at ``table`` (:func:`house_account`).
     """
     kind = "void" if void else "settle"
     paid: dict[int, int] = {}
@@ -662,17 +666,21 @@ def close_round(
         }
     )
     _check_round_id(round_id)
-    owners = [("round", round_id), ("house", ""), *(("player", str(user)) for user in sorted(paid))]
+    owners = [
+        ("round", round_id),
+        ("house", table),
+        *(("player", str(user)) for user in sorted(paid)),
+    ]
     with conn.begin_nested():
         # Every account found and locked in one query (made first where one is missing).
         locked = _lock_owned(conn, owners)
         if len(locked) < len(owners):
             round_account(conn, round_id)
-            house_account(conn)
+            house_account(conn, table)
             for user in paid:
                 player_account(conn, user)
             locked = _lock_owned(conn, owners)
-        table, house = locked["round", round_id][0], locked["house", ""][0]
+        on_round, house = locked["round", round_id][0], locked["house", table][0]
         players = {user: locked["player", str(user)][0] for user in sorted(paid)}
         balances = {account: units for account, units in locked.values()}
         found = _open_round_or_found(conn, idempotency_key, request_hash, round_id)
@@ -682,7 +690,7 @@ def close_round(
         for user in paid:
             if staked.get(user, 0) <= 0:
                 raise LedgerError(f"user {user} has no stake on round {round_id!r} to return")
-        held = balances[table]
+        held = balances[on_round]
         total = sum(paid.values())
         if void and paid != staked:
             raise LedgerError(
@@ -694,7 +702,7 @@ def close_round(
                 f"round {round_id!r} holds {from_units(held)} but its stakes total "
                 f"{from_units(total)}"
             )
-        deltas: dict[int, int] = {table: -held}
+        deltas: dict[int, int] = {on_round: -held}
         deltas.update({players[user]: units for user, units in paid.items()})
         if not void:
             deltas[house] = held - total
@@ -839,6 +847,8 @@ def _describe(kind: str, owner: str, account_id: int) -> str:
         return f"account {account_id} of user {owner}"
     if kind == "round":
         return f"account {account_id} of round {owner!r}"
+    if kind == "house" and owner:
+        return f"house account {account_id} of table {owner!r}"
     return f"{kind} account {account_id}"
 
 
@@ -950,4 +960,7 @@ def _emit_movements(conn: sqlalchemy.Connection) -> None:
 
 
 def _drop_movements(conn: sqlalchemy.Connection) -> None:
-    conn.info.pop(_PENDING, None)
+    # A connection lost mid-transaction (the database restarted) has no info to read:
+    # its movements went with it, and closing it must not fail here.
+    with contextlib.suppress(sqlalchemy.exc.SQLAlchemyError):
+        conn.info.pop(_PENDING, None)

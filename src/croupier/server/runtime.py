@@ -42,6 +42,7 @@ from croupier.round_state import OfferKind, Step
 from croupier.rules import HoleCard, Rules
 from croupier.server import ledger, limits, rounds_store
 from croupier.server.errors import ServerError
+from croupier.server.ownership import fence
 from croupier.shoe import CompositionCheck, DealerEntry, ShoeExhausted
 
 __all__ = [
@@ -344,6 +345,11 @@ class TableRuntime:
         now: the time, in seconds.
         shoe: the shoe a server-dealt table starts with (a fresh cryptographic shuffle
             when omitted; tests and audits give one in a known order).
+        epoch: the epoch of this process's lease on the table
+            (:mod:`croupier.server.ownership`): every write checks it first, and is
+            refused with :class:`~croupier.server.ownership.TableLost` once another
+            process has claimed the table.  ``None``: no lease is checked (a runtime
+            that no other process can reach, as in tests).
     """
 
     def __init__(
@@ -354,8 +360,10 @@ class TableRuntime:
         *,
         now: float,
         shoe: ServerShoe | None = None,
+        epoch: int | None = None,
     ) -> None:
         preset = find_preset(config.preset)
+        self.epoch = epoch
         self.config = config
         self.preset = preset
         self.rules: Rules = preset.rules
@@ -565,6 +573,9 @@ class TableRuntime:
         # The players this input joins to the round (known once it is written).
         joined: set[tuple[str, int]] = set()
         with self.engine.begin() as conn:
+            if self.epoch is not None:
+                # First: nothing is written once another process has claimed the table.
+                fence(conn, self.config.id, self.epoch)
             if record.get("stored"):
                 # One row for the new input: the round's record is not rewritten.
                 rounds_store.append_input(conn, round_id, seq, record["inputs"][-1])
@@ -629,6 +640,7 @@ class TableRuntime:
                     returns,
                     idempotency_key=f"{round_id}:close",
                     void=game.phase is Phase.VOID,
+                    table=self.config.id,
                 )
                 rounds_store.finish_round_players(conn, round_id, ledger.balances(conn, returns))
                 if self.shoe is not None:

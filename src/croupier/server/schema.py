@@ -6,7 +6,7 @@ integers of minor units (see :data:`croupier.server.ledger.UNIT`).
 
 >>> sorted(metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
 ['accounts', 'legs', 'play_sessions', 'player_limits', 'round_inputs', 'round_players',
- 'rounds', 'sessions', 'transactions', 'users']
+ 'rounds', 'sessions', 'table_leases', 'transactions', 'users']
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ __all__ = [
     "round_players",
     "rounds",
     "sessions",
+    "table_leases",
     "transactions",
     "users",
 ]
@@ -242,4 +243,21 @@ player_limits = Table(
     Column("break_until", UTCDateTime(), nullable=True),
     Column("excluded_until", UTCDateTime(), nullable=True),
     Column("updated_at", UTCDateTime(), nullable=False),
+)
+
+#: Which process runs each table (:mod:`croupier.server.ownership`): a lease until
+#: ``expires_ms`` (the database's clock, milliseconds since the epoch), renewed by its
+#: ``owner`` while it lives, and a fencing ``epoch`` raised at every claim.  Every write
+#: for a table checks the epoch in its own transaction, so a process that lost the
+#: table can never write for it again.  ``owner_key`` names the owner's liveness lock
+#: (a PostgreSQL advisory lock held by its lease connection).
+table_leases = Table(
+    "table_leases",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("epoch", BigInteger, nullable=False, server_default="0"),
+    Column("owner", String(64), nullable=False, server_default=""),
+    Column("owner_key", Integer, nullable=False, server_default="0"),
+    Column("renewed_ms", BigInteger, nullable=False, server_default="0"),
+    Column("expires_ms", BigInteger, nullable=False, server_default="0"),
 )

@@ -1,0 +1,284 @@
+"""Failover under the faults that are not a clean SIGKILL: a lease connection cut, an
+owner hung (SIGSTOP), PostgreSQL restarted under a cluster.
+
+Each test watches every process's ``/health`` all along and checks that at no moment do
+two processes run one table, that play resumes within seconds, that what was
+acknowledged is kept, and that the books balance.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy
+from websockets.exceptions import ConnectionClosedError
+from websockets.sync.client import connect
+
+from croupier.server import db
+from tests.server.tables import PASSWORD
+from tests.server.test_cluster import command, launch, receive, runs, wait_until_listening
+from tests.server.test_crash import free_port, start
+from tests.server.test_failover import assert_the_books_balance, get, listening, post, stop
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+TABLES = """
+[[table]]
+id = "rws"
+preset = "rws-v5"
+betting_seconds = 600
+
+[[table]]
+id = "online"
+preset = "online-8deck"
+betting_seconds = 600
+"""
+
+
+@pytest.fixture
+def postgres_url(postgres: Any) -> Iterator[str]:
+    """A new, migrated PostgreSQL database of its own."""
+    url: str = postgres.create()
+    engine = db.connect(url)
+    db.migrate(engine)
+    engine.dispose()
+    yield url
+    postgres.drop(url)
+
+
+class Watch:
+    """Samples which tables each process runs, every 50 ms, in a thread of its own."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+        self.overlaps: list[tuple[float, list[set[str]]]] = []
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            seen = [runs(port) for port in self.ports]
+            self.samples += 1
+            for i, tables in enumerate(seen):
+                if any(tables & other for other in seen[i + 1 :]):
+                    self.overlaps.append((time.monotonic(), seen))
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+def standby(db_url: str, port: int, tables: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "croupier", "serve", "--db", db_url, "--port", str(port)]
+    command += ["--tables", str(tables), "--log", "none", "--standby"]
+    return subprocess.Popen(command, stderr=subprocess.DEVNULL)
+
+
+def sign_in(base: str, name: str) -> str:
+    post(base, "/api/accounts", {"name": name, "password": PASSWORD})
+    token: str = post(base, "/api/sessions", {"name": name, "password": PASSWORD})["token"]
+    return token
+
+
+def bet(port: int, token: str, key: str, *, seconds: float = 30) -> None:
+    """Bet 25 on box 1 of ``rws`` through the server on ``port`` until acknowledged,
+    connecting again as a client does when told the table is moving (close 1013)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with connect(f"ws://127.0.0.1:{port}/ws/tables/rws") as socket:
+                socket.send(json.dumps({"type": "auth", "token": token}))
+                receive(socket, "balance")
+                ack = command(socket, "bet", {"box": 1, "amount": "25"}, key)
+                assert ack["retried"] is False
+                return
+        except ConnectionClosedError as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1013, closed
+            assert time.monotonic() < deadline, "the table never came back"
+            time.sleep(0.25)
+
+
+def test_a_cut_lease_connection_leaves_the_tables_with_their_one_owner(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The lease connection of a server is ended behind its back (a network blip, a
+    pooler, ``pg_terminate_backend``): it notices within a renewal, makes a new one and
+    keeps its tables; its standby never runs them beside it."""
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    first_port, spare_port = free_port(), free_port()
+    first = start(postgres_url, first_port, tables)
+    spare = standby(postgres_url, spare_port, tables)
+    watch = Watch([first_port, spare_port])
+    base = f"http://127.0.0.1:{first_port}"
+    try:
+        token = sign_in(base, "ann")
+        bet(first_port, token, "b1")
+        engine = sqlalchemy.create_engine(db.normalize_url(postgres_url))
+        with engine.begin() as conn:
+            ended = conn.execute(
+                sqlalchemy.text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+                )
+            ).scalar_one()
+        engine.dispose()
+        assert ended >= 1
+        time.sleep(6)  # past a lease's time
+        assert runs(first_port) == {"rws", "online"}
+        assert not listening(f"http://127.0.0.1:{spare_port}")
+        bet(first_port, token, "b2")  # play goes on where it was
+        assert get(base, "/api/me", token)["balance"] == "950.00"
+    finally:
+        watch.close()
+        stop(first, spare)
+    assert watch.samples > 50 and watch.overlaps == []
+    assert_the_books_balance(postgres_url)
+
+
+def test_a_hung_owner_is_replaced_and_steps_down_when_it_wakes(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """SIGSTOP of the owner: its standby takes the tables once the leases run out and
+    keeps the round; woken (SIGCONT), the old owner finds its leases gone, runs nothing
+    and says so (``/health`` 503)."""
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    first_port, spare_port = free_port(), free_port()
+    first = start(postgres_url, first_port, tables)
+    spare = standby(postgres_url, spare_port, tables)
+    watch = Watch([first_port, spare_port])
+    base, spare_base = f"http://127.0.0.1:{first_port}", f"http://127.0.0.1:{spare_port}"
+    try:
+        token = sign_in(base, "ann")
+        bet(first_port, token, "b1")
+        os.kill(first.pid, signal.SIGSTOP)
+        stopped = time.monotonic()
+        while runs(spare_port) != {"rws", "online"}:
+            assert time.monotonic() - stopped < 20, "the hung owner was never replaced"
+            time.sleep(0.1)
+        taken_over = time.monotonic() - stopped
+        print(f"taken over {taken_over:.2f} s after SIGSTOP")
+        state = get(spare_base, "/api/tables/rws")
+        assert [(b["player"], b["amount"]) for b in state["bets"]] == [("ann", "25.00")]
+        os.kill(first.pid, signal.SIGCONT)
+        woken = time.monotonic()
+        while True:
+            try:
+                get(base, "/health")
+            except OSError as error:  # 503: it runs nothing now
+                assert "503" in str(error)
+                break
+            assert time.monotonic() - woken < 10, "the old owner never stepped down"
+            time.sleep(0.1)
+        bet(spare_port, token, "b2")
+        assert get(spare_base, "/api/me", token)["balance"] == "950.00"
+        time.sleep(2)
+        assert runs(first_port) == set() and runs(spare_port) == {"rws", "online"}
+    finally:
+        watch.close()
+        os.kill(first.pid, signal.SIGCONT)
+        stop(first, spare)
+    assert taken_over < 15
+    assert watch.overlaps == []
+    assert_the_books_balance(postgres_url)
+
+
+def _initdb() -> str | None:
+    found = shutil.which("initdb") or next(
+        iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)), None
+    )
+    return found
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[tuple[str, Any]]:
+    """A PostgreSQL cluster of this test's own (it is restarted under the servers); its
+    URL and a function that restarts it."""
+    initdb = _initdb()
+    if initdb is None:
+        if os.environ.get("CROUPIER_REQUIRE_POSTGRES") == "1":
+            pytest.fail("CROUPIER_REQUIRE_POSTGRES=1 but PostgreSQL's initdb is not installed")
+        pytest.skip("PostgreSQL's initdb is not installed")
+    binaries = Path(initdb).parent
+    folder = Path(tempfile.mkdtemp(prefix="croupier-pg-"))
+    run_as: list[str] = []
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        shutil.chown(folder, "postgres", "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    data, port = folder / "data", free_port()
+    subprocess.run(
+        [*run_as, str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
+        check=True,
+        capture_output=True,
+    )
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+    # Its log goes to a file: the server never holds the pipes of the command.
+    control = [*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-o", options, "-w"]
+    control += ["-l", str(folder / "log")]
+    subprocess.run([*control, "start"], check=True, capture_output=True)
+
+    def restart() -> None:
+        subprocess.run([*control, "-m", "fast", "restart"], check=True, capture_output=True)
+
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres", restart
+    finally:
+        subprocess.run([*control, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_cluster_survives_a_postgresql_restart(
+    private_postgres: tuple[str, Any], tmp_path: Path
+) -> None:
+    """Two processes share the tables; PostgreSQL restarts under them.  Every process
+    makes its connections again and the tables run again, each by one process, with
+    what was acknowledged before the restart."""
+    url, restart = private_postgres
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    ports = [free_port(), free_port()]
+    processes = [launch(url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    watch: Watch | None = None
+    try:
+        for process, port in zip(processes, ports, strict=True):
+            wait_until_listening(process, port)
+        deadline = time.monotonic() + 20
+        while [runs(port) for port in ports] != [{"rws"}, {"online"}]:
+            assert time.monotonic() < deadline, [runs(port) for port in ports]
+            time.sleep(0.2)
+        watch = Watch(ports)
+        base = f"http://127.0.0.1:{ports[1]}"
+        token = sign_in(base, "ann")
+        bet(ports[1], token, "b1")  # through the process that does not run rws
+
+        restart()
+        restarted = time.monotonic()
+        bet(ports[1], token, "b2")
+        print(f"a bet acknowledged {time.monotonic() - restarted:.2f} s after the restart")
+        assert runs(ports[0]) | runs(ports[1]) == {"rws", "online"}
+        assert get(base, "/api/me", token)["balance"] == "950.00"
+        state = get(base, "/api/tables/rws")
+        assert [(b["player"], b["amount"]) for b in state["bets"]] == [("ann", "50.00")]
+    finally:
+        if watch is not None:
+            watch.close()
+        stop(*processes)
+    assert watch is not None and watch.overlaps == []
+    assert_the_books_balance(url)
