@@ -187,6 +187,10 @@ def test_a_connection_sending_too_fast_is_rate_limited(db_url: str, clock: Clock
         codes = [receive(socket) for _ in range(60)]
         assert sum(m["type"] == "pong" for m in codes) == 40  # the burst
         assert all(m.get("code") == "rate_limited" for m in codes if m["type"] != "pong")
+        # An action refused for its rate names its key: the client knows what to resend.
+        socket.send_json({"type": "action", "op": "bet", "args": {}, "key": "k-late"})
+        refused = receive_until(socket, "error")
+        assert refused["code"] == "rate_limited" and refused["key"] == "k-late"
 
 
 def test_two_players_one_box_and_a_watcher_who_never_sees_the_hole_card(
@@ -772,7 +776,7 @@ sys.modules["psycopg"] = None  # as if the postgres extra were not installed
 from fastapi.testclient import TestClient
 from croupier.server.app import Settings, create_app
 from croupier.server.runtime import TableConfig
-app = create_app(Settings(url="sqlite:///{tmp_path / 'alone.db'}",
+app = create_app(Settings(url="sqlite:///{tmp_path / "alone.db"}",
                           tables=(TableConfig(id="rws", preset="rws-v5"),)))
 with TestClient(app) as client:
     answer = client.get("/health")

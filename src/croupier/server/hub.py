@@ -287,10 +287,16 @@ class Hub:
     async def start(self) -> None:
         """Start every table's actor (on the running loop) and keep this process's
         tables claimed; in a cluster, join it."""
+        share = self.settings.share
+        if share is None and self.ownership is not None and not self.actors:
+            # Started again after a stop (which let the tables go): claimed afresh.
+            await asyncio.to_thread(self.ownership.claim_all, list(self.configs))
+            for config in self.settings.tables:
+                epoch = self.ownership.held[config.id]
+                await asyncio.to_thread(self._open, config, self.now(), epoch)
         for actor in self.actors.values():
             actor.start()
         self._loop = asyncio.get_running_loop()
-        share = self.settings.share
         if share is not None:
             from croupier.server.bus import Bus
 

@@ -257,6 +257,8 @@ class Ownership:
         Raises:
             sqlalchemy.exc.SQLAlchemyError: the database did not answer (try again).
         """
+        if self.dialect == "sqlite" and self._file is None:
+            self._lock_file()  # claimed again after a release
         with self._lock:
             insert = "INSERT INTO table_leases (table_id) VALUES (:table) ON CONFLICT DO NOTHING"
             self._run(sqlalchemy.text(insert), {"table": table})

@@ -147,6 +147,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
             connection,
             "rate_limited",
             f"too many messages: at most {limiter.rate:g} a second",
+            key=_key_of(text),
         )
         return
     if len(text.encode()) > MAX_MESSAGE_BYTES:
@@ -255,3 +256,15 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
 
 def message_key(message: object) -> str | None:
     return message.key if isinstance(message, Action) else None
+
+
+def _key_of(text: str) -> str | None:
+    """The ``key`` of an action refused before it was read (so its client knows which
+    command to send again), if the message is small JSON with a string key."""
+    if len(text) > MAX_MESSAGE_BYTES or '"key"' not in text:
+        return None
+    try:
+        key = json.loads(text).get("key")
+    except (ValueError, AttributeError):
+        return None
+    return key if isinstance(key, str) else None
