@@ -201,3 +201,46 @@ def test_serve_listens_where_the_environment_says_unless_a_flag_says_otherwise(
         assert_one_line_error(croupier("serve", env=env), f"127.0.0.1:{port}")
         env["CROUPIER_PORT"] = "not a port"
         assert_one_line_error(croupier("serve", "--port", port, env=env), f"127.0.0.1:{port}")
+
+
+def test_serve_believes_no_forwarded_address_unless_told_which_proxies_to_trust(
+    tmp_path: Path,
+) -> None:
+    """The login throttle counts failures by address: a client's own X-Forwarded-For
+    header must not choose it (uvicorn would believe it from loopback by default)."""
+    import json
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "log"
+    command = [sys.executable, "-m", "croupier", "serve", "--db", f"sqlite:///{tmp_path / 'x.db'}"]
+    command += ["--port", str(port), "--log", "json"]
+    env = {key: value for key, value in os.environ.items() if key != "FORWARDED_ALLOW_IPS"}
+    with log.open("w") as output:
+        server = subprocess.Popen(command, stdout=output, stderr=output, env=env)
+        try:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/health", headers={"X-Forwarded-For": "203.0.113.9"}
+            )
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(request, timeout=5) as answer:
+                        assert answer.status == 200
+                        break
+                except OSError:
+                    assert time.monotonic() < deadline and server.poll() is None
+                    time.sleep(0.2)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    clients = [
+        json.loads(line).get("client")
+        for line in log.read_text().splitlines()
+        if line.startswith("{") and '"route": "/health"' in line
+    ]
+    assert clients and set(clients) == {"127.0.0.1"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, fields
 from typing import Any, TypeVar
 
@@ -25,7 +25,7 @@ from croupier.server.settings import (
     read_setting,
 )
 
-__all__ = ["connect_database", "serve"]
+__all__ = ["connect_database", "proxy_options", "serve"]
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 _DEFAULTS = {item.name: item.default for item in fields(Settings)}
@@ -150,6 +150,7 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
         "log_level": "warning",
         "ws_max_size": 65536,
         "ws_per_message_deflate": False,
+        **proxy_options(os.environ),
     }
     try:
         if listen_fd is not None:  # the address is open already
@@ -160,6 +161,24 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
     finally:
         if listener is not None:
             listener.stop()  # the log's last lines written out
+
+
+def proxy_options(environ: Mapping[str, str]) -> dict[str, Any]:
+    """uvicorn's proxy settings: ``X-Forwarded-For`` is believed only from the proxies
+    ``FORWARDED_ALLOW_IPS`` names (uvicorn's own variable), never by default.
+
+    The login throttle counts failures by the client's address; a header any client can
+    write must not choose that address.
+
+    >>> proxy_options({})
+    {'proxy_headers': False}
+    >>> proxy_options({"FORWARDED_ALLOW_IPS": "10.0.0.5"})
+    {'proxy_headers': True, 'forwarded_allow_ips': '10.0.0.5'}
+    """
+    trusted = environ.get("FORWARDED_ALLOW_IPS", "").strip()
+    if not trusted:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": trusted}
 
 
 def _check_cluster(settings: Settings) -> None:
