@@ -253,3 +253,31 @@ def test_rws_surrender_offer_then_stand_on_17_and_the_dealer_busts(
     assert balance(engine, ids["ann"]) == Decimal("1025.00")
     assert balance(engine, ids["bob"]) == Decimal("1000.00")
     assert books(engine) == []
+
+
+def test_a_stopping_process_deals_no_new_round_and_plays_out_the_one_in_play(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A drain (the process is stopping): a round taking bets is never dealt, so it is
+    handed over whole (RWS v5 5.4: the next process goes on with it); a round in play
+    is played out first, then the table can be handed over."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", RWS_SHOE, betting_seconds=2, offer_seconds=30)
+    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    assert runtime.drain() is True  # still taking bets: it can go as it is
+    assert runtime.tick(now=3) is None and runtime.round.phase is Phase.BETTING
+    total, dealt = runtime.confirm_bets("ann", now=3)
+    assert total == Decimal("25") and dealt is None  # all confirmed: still not dealt
+
+    # The next process takes the table over: the round goes on, ann's bet and all.
+    playing = table(engine, ids, "rws-v5", RWS_SHOE, betting_seconds=2, offer_seconds=30)
+    assert playing.round_id == runtime.round_id
+    assert [(b.player, b.amount) for b in playing.round.placed_bets] == [("ann", Decimal("25"))]
+    playing.tick(now=playing.deadline.at if playing.deadline else 3)  # no more bets
+    assert playing.round.phase is not Phase.BETTING
+    assert playing.drain() is False
+    playing.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=5)
+    assert playing.drain() is False
+    assert playing.apply("stand", "ann", {}, now=7).over
+    assert playing.drain() is True  # played out: now it can go
+    assert books(engine) == []

@@ -154,13 +154,56 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
     }
     try:
         if listen_fd is not None:  # the address is open already
-            server = uvicorn.Server(uvicorn.Config(app, **options))
+            server = draining_server(uvicorn.Config(app, **options), app.state.hub)
             server.run(sockets=[socket.socket(fileno=listen_fd)])
         else:
-            uvicorn.run(app, host=settings.host, port=settings.port, **options)
+            config = uvicorn.Config(app, host=settings.host, port=settings.port, **options)
+            draining_server(config, app.state.hub).run()
     finally:
         if listener is not None:
             listener.stop()  # the log's last lines written out
+
+
+def draining_server(config: Any, hub: Any) -> Any:
+    """A uvicorn server whose first SIGTERM (or Ctrl-C) drains the tables before it
+    stops: no new round is dealt, the rounds in play are played out with their players
+    still connected, and each table is handed over as soon as it can be
+    (:meth:`~croupier.server.hub.Hub.drain`).  A second signal stops at once."""
+    import asyncio
+
+    import uvicorn
+
+    class DrainingServer(uvicorn.Server):
+        draining: asyncio.Task[Any] | None = None
+        drain_asked = False
+        loop: asyncio.AbstractEventLoop | None = None
+
+        async def serve(self, sockets: Any = None) -> None:
+            self.loop = asyncio.get_running_loop()
+            await super().serve(sockets=sockets)
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            loop = self.loop
+            if self.drain_asked or loop is None or not self.started:
+                super().handle_exit(sig, frame)
+                return
+            self.drain_asked = True
+            click.echo("croupier stopping: handing the tables over", err=True)
+            loop.call_soon_threadsafe(self._drain)
+
+        def _drain(self) -> None:
+            async def drain() -> None:
+                try:
+                    left = await hub.drain()
+                    if left:
+                        click.echo(f"croupier: rounds still in play at {', '.join(left)}", err=True)
+                finally:
+                    self.should_exit = True
+
+            assert self.loop is not None
+            self.draining = self.loop.create_task(drain())
+
+    return DrainingServer(config)
 
 
 def proxy_options(environ: Mapping[str, str]) -> dict[str, Any]:

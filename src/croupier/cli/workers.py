@@ -23,8 +23,9 @@ __all__ = ["supervise"]
 
 #: Seconds before a worker that died is started again.
 RESTART_SECONDS = 1.0
-#: Seconds the workers get to stop before they are killed.
-STOP_SECONDS = 10.0
+#: Seconds the workers get to stop before they are killed (each first plays out its
+#: rounds in play and hands its tables over: ``hub.DRAIN_SECONDS``).
+STOP_SECONDS = 45.0
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -80,6 +80,9 @@ class Claims:
         self.held: set[str] = set(held)
         #: Tables lost since the last look (told by the renewals or by a fenced write).
         self.lost: set[str] = set()
+        #: Whether tables are claimed (a process that is stopping claims none, but
+        #: renews what it still runs).
+        self.claiming = True
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -109,6 +112,10 @@ class Claims:
         """:meth:`lose`, from any thread."""
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self.lose, set(tables))
+
+    def hand_over(self, table: str) -> None:
+        """``table`` stopped running here on purpose (it was let go)."""
+        self.held.discard(table)
 
     async def _run(self) -> None:
         started = asyncio.get_running_loop().time()
@@ -146,7 +153,7 @@ class Claims:
             await self.stop_table(table)
         wanted = self.tables if everything else preferred
         for table in wanted:
-            if table in self.held:
+            if table in self.held or not self.claiming:
                 continue
             epoch = await asyncio.to_thread(self.ownership.claim, table)
             if epoch is None:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a clust
     from croupier.server.bus import Bus
 
 __all__ = [
+    "DRAIN_SECONDS",
     "OUTBOX_MESSAGES",
     "SEND_SECONDS",
     "SESSION_RECHECK_SECONDS",
@@ -65,6 +66,11 @@ _log = logging.getLogger("croupier.server")
 #: command line, or a logout through a server outside the cluster, is noticed within this
 #: time.
 SESSION_RECHECK_SECONDS = 10.0
+
+#: Seconds a stopping process waits for its rounds in play to end (:meth:`Hub.drain`).
+DRAIN_SECONDS = 30.0
+#: Seconds between two looks at the tables while draining.
+DRAIN_POLL_SECONDS = 0.1
 
 #: Messages that may wait for one socket; a client that lets more pile up is dropped.
 OUTBOX_MESSAGES = 256
@@ -327,6 +333,45 @@ class Hub:
             await self.bus.stop()
         if self.ownership is not None:
             await asyncio.to_thread(self.ownership.release)
+
+    async def drain(self, seconds: float = DRAIN_SECONDS) -> list[str]:
+        """Hand every table over before the process stops; the tables still running
+        after ``seconds`` (their rounds are interrupted when the process stops).
+
+        No new round is dealt.  A table whose round takes bets (or is over) is let go at
+        once: another process claims it and goes on with that round (RWS v5 5.4).  A
+        round in play is played out first, its players still connected, then let go.
+        """
+        loop = asyncio.get_running_loop()
+        if self.claims is not None:
+            self.claims.claiming = False
+        deadline = loop.time() + seconds
+        while self.actors:
+            for table in list(self.actors):
+                runtime, actor = self.runtimes[table], self.actors[table]
+                try:
+                    ready = await actor.call(runtime.drain)
+                except Exception:
+                    _log.exception("table %s: drain failed; it stops with the process", table)
+                    continue
+                if ready:
+                    await self._hand_over(table)
+            if not self.actors or loop.time() >= deadline:
+                break
+            await asyncio.sleep(DRAIN_POLL_SECONDS)
+        left = sorted(self.actors)
+        if left:
+            _log.warning("drain: rounds still in play at %s after %g s", ", ".join(left), seconds)
+        return left
+
+    async def _hand_over(self, table: str) -> None:
+        """Stop running ``table`` here and let it go, for another process to claim."""
+        if self.claims is not None:
+            self.claims.hand_over(table)
+        await self._stop_table(table)
+        if self.ownership is not None:
+            await asyncio.to_thread(self.ownership.let_go, table)
+        _log.warning("drain: table %s handed over", table)
 
     def _lost(self, table: str) -> None:
         """A write for ``table`` was fenced off: another process runs it now."""

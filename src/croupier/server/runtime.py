@@ -383,6 +383,9 @@ class TableRuntime:
         self._now = now
         #: Players who said their bets are made (see :meth:`confirm_bets`).
         self.confirmed: set[str] = set()
+        #: The process is stopping (:meth:`drain`): betting never closes, so the round
+        #: taking bets is handed over whole to whichever process runs the table next.
+        self.draining = False
         # (round, user) joined to a round's books by this process (see _store).
         self._joined: set[tuple[str, int]] = set()
         # Finished rounds' public events by round id (read back for the table's log).
@@ -694,6 +697,9 @@ class TableRuntime:
             self._open_round(now)
             return Outcome([], False, 0, notes=["new_round"])
         if deadline.kind == "betting":
+            if self.draining:
+                self.deadline = None  # set again by the next bet; handed over meanwhile
+                return None
             return self._close_betting(now)
         # Cleared first, so that the next offer or hand gets a clock of its own; put
         # back when the time-out fails (say, the database), so the next tick retries it.
@@ -757,9 +763,18 @@ class TableRuntime:
         self.confirmed.add(player)
         total = sum((placed.amount for placed in mine), Decimal(0))
         self._now = now
-        if {placed.player for placed in game.placed_bets} <= self.confirmed:
+        if {placed.player for placed in game.placed_bets} <= self.confirmed and not self.draining:
             return total, self._close_betting(now)
         return total, None
+
+    def drain(self) -> bool:
+        """Stop dealing new rounds (the process is stopping); whether the table can be
+        handed over now: its round still takes bets (RWS v5 5.4: the next process goes
+        on with it, bets and all) or is over.  A round in play is played out first."""
+        self.draining = True
+        if self.deadline is not None and self.deadline.kind == "betting":
+            self.deadline = None
+        return self.round.phase is Phase.BETTING or self.round.phase in _OVER
 
     def _return_boxes_under_minimum(self, now: float) -> Outcome | None:
         """At "No more bets", a box still under the table minimum has its bets returned.
