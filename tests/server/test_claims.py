@@ -36,6 +36,11 @@ class Leases:
     def forget(self, table: str) -> None:
         self.held.pop(table, None)
 
+    def vacant(self) -> set[str]:
+        if not self.up:
+            raise sqlalchemy.exc.OperationalError("SELECT", {}, Exception("down"))
+        return {"gone"}
+
     def start_renewing(self, on_lost: Callable[[set[str]], None]) -> None:
         self.renewing = on_lost
 
@@ -63,6 +68,8 @@ def test_a_process_claims_its_share_first_then_what_a_dead_one_left() -> None:
         leases.elsewhere.clear()  # b's owner died: its lease ran out
         await claims.look(everything=True, preferred=[])
         assert running[-1] == ("b", 1) and claims.held == {"a", "b", "c", "d"}
+        # A table whose owner is gone is known at each look: it is answered at once.
+        assert claims.vacant == {"gone"}
 
     asyncio.run(scenario())
 

@@ -65,6 +65,7 @@ def test_a_live_owner_keeps_its_tables(postgres_url: str) -> None:
         with pytest.raises(TableOwned, match="another croupier process"):
             second.claim_all(["online", "rws"])
         assert second.held == {}
+        assert second.vacant() == set()  # both run by a live process
         assert first.renew() == set()
     finally:
         first.release()
@@ -92,6 +93,7 @@ def test_an_owner_whose_lease_connection_is_terminated_is_fenced_and_steps_down(
                     "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
                 )
             )
+        assert second.vacant() == {"rws"}  # its owner's liveness lock is gone
         time.sleep(0.3)  # one missed renewal
         taken = second.claim("rws")
         assert taken == epoch + 1

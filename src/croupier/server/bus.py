@@ -12,7 +12,7 @@ process plays at any table.  What crosses between them goes through PostgreSQL's
   channel every process listens to, each passing it on to its own watchers.
 
 PostgreSQL rather than a separate broker (Redis pub/sub would do the same): the
-processes need the database anyway, its advisory locks already say who runs a table,
+processes need the database anyway, its leases already say who runs a table,
 and a notification sent in a transaction is delivered at commit, in order, to every
 listener, so there is nothing else to run, secure or fail over.  A notification
 carries at most 8,000 bytes: a longer message is compressed and, if need be, sent as
@@ -20,7 +20,8 @@ several notifications in one transaction, which arrive together and in order.
 
 A request that no process answers within its time (the table's owner has just died,
 and another is taking it over) raises :class:`TableUnavailable`; the player's client
-sends it again.
+sends it again.  A table whose owner is known to be gone is answered so at once,
+without a request (:attr:`croupier.server.cluster.Claims.vacant`).
 
 >>> encode({"table": "rws", "n": 1})
 ['{"table":"rws","n":1}']

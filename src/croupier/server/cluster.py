@@ -83,6 +83,8 @@ class Claims:
         #: Whether tables are claimed (a process that is stopping claims none, but
         #: renews what it still runs).
         self.claiming = True
+        #: Tables that no live process runs, as of the last look (being taken over).
+        self.vacant: set[str] = set()
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -128,6 +130,7 @@ class Claims:
                     preferred=preferred,
                 )
             except sqlalchemy.exc.SQLAlchemyError as error:
+                self.vacant = set(self.tables) - self.held
                 _log.warning("claims: the database did not answer (%s); trying again", error)
             except Exception:
                 _log.exception("claims: looking for tables failed; trying again")
@@ -168,3 +171,4 @@ class Claims:
                 await asyncio.to_thread(self.ownership.let_go, table)
                 continue
             _log.warning("claims: this process now runs table %s (epoch %d)", table, epoch)
+        self.vacant = await asyncio.to_thread(self.ownership.vacant) - self.held

@@ -444,6 +444,9 @@ class Hub:
             return await self._here(table, op, args, said_here, asked_here=True)
         if self.bus is None:
             raise TableUnavailable(f"table {table!r} is not running")
+        if self.claims is not None and table in self.claims.vacant:
+            # Its owner is gone: nobody would answer before the table is claimed.
+            raise TableUnavailable(f"table {table!r} is being taken over; send it again")
 
         def said(reply: dict[str, Any]) -> None:
             if first is not None and "result" in reply:

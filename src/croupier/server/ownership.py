@@ -438,6 +438,28 @@ class Ownership:
         """Whether the leases were renewed within their lifetime (or none are held)."""
         return time.monotonic() - self._renewed < self.lease_seconds
 
+    def vacant(self) -> set[str]:
+        """Tables no live process holds: no owner, a lease run out, or (PostgreSQL) an
+        owner whose liveness lock is gone.  A command for one of them is answered
+        ``unavailable`` at once: nobody would answer it before the table is claimed."""
+        if self.dialect != "postgresql":
+            return set()
+        now = _now_ms(self.dialect)
+        with self._lock:
+            rows = self._run(
+                sqlalchemy.text(
+                    f"SELECT l.table_id FROM table_leases l WHERE l.owner = ''"
+                    f" OR l.expires_ms < {now} OR NOT EXISTS (SELECT 1 FROM pg_locks k"
+                    " WHERE k.locktype = 'advisory' AND k.granted"
+                    " AND k.classid = CAST(:liveness AS oid)"
+                    " AND k.objid = CAST(l.owner_key AS oid) AND k.objsubid = 2"
+                    " AND k.database = (SELECT oid FROM pg_database"
+                    " WHERE datname = current_database()))"
+                ),
+                {"liveness": LIVENESS},
+            )
+        return {str(row[0]) for row in rows}
+
     def orphans(self) -> list[str]:
         """Tables whose lease ran out a lease's time ago: no process runs them."""
         with self._lock:
