@@ -9,6 +9,7 @@ import { resultWords, stateAnnouncements } from "./announce.js";
 import { openRound, remember, road, setOpenRound } from "./road.js";
 import { setBalance, user } from "./session.js";
 import { play } from "./sound.js";
+import { joinEvents } from "./events.js";
 
 // getRandomValues works on plain http too (randomUUID needs a secure context).
 const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -90,7 +91,7 @@ export class TableConnection {
         this.show(data.state);
         break;
       case "events":
-        this.add(data.round, data.events);
+        this.add(data.round, data.events, data.first);
         break;
       case "balance":
         setBalance(data.balance);
@@ -183,8 +184,15 @@ export class TableConnection {
     this.events.value = [...newer, ...entries.reverse()].slice(0, LOG_LENGTH);
   }
 
-  add(round, events) {
+  add(round, arrived, first) {
     if (this.current.round !== round) this.current = { round, number: null, events: [] };
+    const { fresh: events, ask } = joinEvents(this.current.events.length, first, arrived);
+    if (ask !== null) {
+      // Some were missed (a failover): the round's events from where the page left off.
+      if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: "events_since", round, first: ask }));
+      return;
+    }
+    if (!events.length) return;
     const start = this.current.events.length;
     this.current.events = [...this.current.events, ...events];
     const number = this.view.value?.round === round ? this.view.value.number : this.current.number;

@@ -789,3 +789,36 @@ print("psycopg" in sys.modules and sys.modules["psycopg"] is not None)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["200 ['rws']", "False"]
+
+
+def test_events_say_their_place_in_the_round_and_a_client_asks_for_what_it_missed(
+    db_url: str, clock: Clock
+) -> None:
+    """Each ``events`` message says where its events start in the round (``first``),
+    so a client sees a gap (a failover) and asks ``events_since``: it gets the round's
+    events from there, the hole card still hidden from a watcher."""
+    with server(db_url, clock, {"online": "9C QS 7D 5H 8C 9H"}) as client:
+        ann = sign_up(client, "ann")
+        with client.websocket_connect("/ws/tables/online") as watcher:
+            welcome = receive_until(watcher, "welcome")
+            round_id = welcome["state"]["round"]
+            players = seat(client, "online", ann)
+            a = next(players)
+            a.send_json({"type": "action", "op": "bet", "args": {"box": 1, "amount": "10"}})
+            seen: list[dict[str, Any]] = []
+            first = receive_until(watcher, "events")
+            assert first["first"] == 0 and first["round"] == round_id
+            seen += first["events"]
+            clock.now += 6  # no more bets: the deal
+            dealt = receive_until(watcher, "events")
+            assert dealt["first"] == len(seen)  # follows on from what came before
+            seen += dealt["events"]
+            watcher.send_json({"type": "events_since", "round": round_id, "first": 1})
+            again = receive_until(watcher, "events", first=1)
+            assert again["events"] == seen[1:]
+            assert '"QS"' not in json.dumps(again)  # the hole card, face down
+            watcher.send_json({"type": "events_since", "round": "gone", "first": 0})
+            assert receive_until(watcher, "error")["code"] == "round_over"
+            watcher.send_json({"type": "events_since", "round": round_id, "first": -1})
+            assert receive_until(watcher, "error")["code"] == "invalid"
+            players.close()

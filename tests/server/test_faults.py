@@ -291,7 +291,7 @@ preset = "rws-v5"
 betting_seconds = 1
 offer_seconds = 20
 decision_seconds = 20
-pause_seconds = 0.5
+pause_seconds = 5
 
 [[table]]
 id = "online"
@@ -370,3 +370,50 @@ def state_of(socket: Any, test: Any, *, seconds: float = 30) -> dict[str, Any]:
         if message["type"] == "state" and test(message["state"]):
             state: dict[str, Any] = message["state"]
             return state
+
+
+def test_the_new_owner_announces_what_its_recovery_did_as_events(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The owner is killed mid-round: the process that takes the table over records the
+    technical interruption (RWS v5 5.4) and announces it as events, whose place in the
+    round lets a watcher on another process ask for anything it missed."""
+    tables = tmp_path / "tables.toml"
+    tables.write_text(QUICK_TABLES)
+    ports = [free_port(), free_port()]
+    processes = [launch(postgres_url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    try:
+        for process, port in zip(processes, ports, strict=True):
+            wait_until_listening(process, port)
+        deadline = time.monotonic() + 20
+        while runs(ports[0]) != {"rws"}:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        base = f"http://127.0.0.1:{ports[1]}"
+        token = sign_in(base, "ann")
+        with (
+            connect(f"ws://127.0.0.1:{ports[1]}/ws/tables/rws") as player,
+            connect(f"ws://127.0.0.1:{ports[1]}/ws/tables/rws") as watcher,
+        ):
+            round_id = receive(watcher, "welcome")["state"]["round"]
+            player.send(json.dumps({"type": "auth", "token": token}))
+            receive(player, "balance")
+            command(player, "bet", {"box": 1, "amount": "25"}, "b1")
+            state_of(watcher, lambda s: s["phase"] != "betting")
+            os.kill(processes[0].pid, signal.SIGKILL)
+            processes[0].wait(timeout=10)
+            while True:
+                message = receive(watcher, "events", seconds=30)
+                kinds = [event["type"] for event in message["events"]]
+                if "technical_interruption" in kinds:
+                    break
+            assert message["round"] == round_id and message["first"] > 0
+            watcher.send(json.dumps({"type": "events_since", "round": round_id, "first": 0}))
+            everything = receive(watcher, "events")
+            assert everything["first"] == 0
+            place = message["first"] + kinds.index("technical_interruption")
+            assert everything["events"][place]["type"] == "technical_interruption"
+            assert everything["events"][0]["type"] == "bet_placed"
+    finally:
+        stop(*processes)
+    assert_the_books_balance(postgres_url)

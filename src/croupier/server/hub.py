@@ -385,8 +385,11 @@ class Hub:
         self.actors[table].start()
         if self.bus is not None:
             await self.bus.serve(table, self._serve)
-        # Its watchers here see it as it now stands (a recovered round, a new one).
-        await self.broadcast(table, None)
+        # Its watchers see it as it now stands, and what the recovery of an interrupted
+        # round did, as events (whose place tells a client what it missed before).
+        runtime = self.runtimes[table]
+        recovered, runtime.recovered = runtime.recovered, None
+        await self.announce(table, recovered, await self.balances(table, recovered))
 
     async def _stop_table(self, table: str) -> None:
         """Stop running ``table`` here (it was lost, or this process stops).
@@ -512,6 +515,10 @@ class Hub:
                 len(self.connections[table]) if not asked_here else 0
             )
             return await actor.call(partial(table_summary, runtime, watching))
+        if op == "events_since":
+            round_id, since = str(args["round"]), int(args["first"])
+            dealer = bool(args["dealer"])
+            return await actor.call(lambda: runtime.events_since(round_id, since, dealer=dealer))
         if op == "log":
             rounds = int(args["rounds"])
             return await actor.call(lambda: runtime.log(rounds))
@@ -747,6 +754,7 @@ class Hub:
                     {
                         "type": "events",
                         "round": runtime.round_id,
+                        "first": outcome.first,
                         "events": public_events(outcome.events, dealer=dealer),
                     }
                 )

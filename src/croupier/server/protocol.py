@@ -71,6 +71,7 @@ __all__ = [
     "CutCardAction",
     "Error",
     "Events",
+    "EventsSince",
     "LeaveBox",
     "Message",
     "Ping",
@@ -144,6 +145,15 @@ class ConfirmBets(Message):
     deal starts as soon as every player with a bet on the layout has confirmed."""
 
     type: Literal["confirm_bets"]
+
+
+class EventsSince(Message):
+    """Ask for the events of the round at the table from the ``first``-th on (after an
+    ``events`` message whose ``first`` is past what the client has: it missed some)."""
+
+    type: Literal["events_since"]
+    round: str = Field(min_length=1, max_length=64)
+    first: int = Field(ge=0, le=1_000_000)
 
 
 class _Arguments(Message):
@@ -292,14 +302,21 @@ ACTIONS: tuple[type[Action], ...] = (
     CutCardAction,
 )
 #: Every other message a client may send.
-CLIENT_MESSAGES: tuple[type[Message], ...] = (Auth, Ping, TakeBox, LeaveBox, ConfirmBets)
+CLIENT_MESSAGES: tuple[type[Message], ...] = (
+    Auth,
+    Ping,
+    TakeBox,
+    LeaveBox,
+    ConfirmBets,
+    EventsSince,
+)
 
 _ACTION: Any = Annotated[functools.reduce(operator.or_, ACTIONS), Field(discriminator="op")]
 _CLIENT: Any = functools.reduce(operator.or_, CLIENT_MESSAGES)
 #: A client's message: one of :data:`CLIENT_MESSAGES` or of :data:`ACTIONS`.
 ClientMessage: Any = Annotated[_CLIENT | _ACTION, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Auth | Ping | TakeBox | LeaveBox | ConfirmBets | Action] = TypeAdapter(
-    ClientMessage
+_ADAPTER: TypeAdapter[Auth | Ping | TakeBox | LeaveBox | ConfirmBets | EventsSince | Action] = (
+    TypeAdapter(ClientMessage)
 )
 _KINDS: list[type[Message]] = [*CLIENT_MESSAGES, Action]
 _TYPES: tuple[str, ...] = tuple(
@@ -327,7 +344,9 @@ def message_schema() -> dict[str, Any]:
     return schema
 
 
-def parse_message(text: str) -> Auth | Ping | TakeBox | LeaveBox | ConfirmBets | Action:
+def parse_message(
+    text: str,
+) -> Auth | Ping | TakeBox | LeaveBox | ConfirmBets | EventsSince | Action:
     """One client message, validated.
 
     Raises:
@@ -417,6 +436,8 @@ class Events(Message):
 
     type: Literal["events"]
     round: str
+    #: The place of the first of ``events`` in the round's events (0: the round's first).
+    first: int
     events: list[dict[str, Any]]
 
 

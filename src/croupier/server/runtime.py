@@ -333,6 +333,9 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     #: The balances asked for (``apply(balances=...)``), read as the input was written.
     balances: dict[int, Decimal] = field(default_factory=dict)
+    #: The place of the first of ``events`` in the round's events: a client that has
+    #: fewer knows it missed some, and asks for them (``events_since``).
+    first: int = 0
 
 
 class TableRuntime:
@@ -392,6 +395,9 @@ class TableRuntime:
         self._logged: dict[str, dict[str, Any]] = {}
         self.round: Round
         self.record: dict[str, Any]
+        #: What the recovery of an interrupted round did (RWS v5 5.4), for the process
+        #: that now runs the table to announce.
+        self.recovered: Outcome | None = None
         self._recover(now)
 
     # -- rounds ---------------------------------------------------------------------------------
@@ -420,7 +426,7 @@ class TableRuntime:
         if self.round.phase is Phase.BETTING:
             self._set_deadline(now)
             return
-        self.apply("interrupt", None, {}, now=now, system=True)
+        self.recovered = self.apply("interrupt", None, {}, now=now, system=True)
 
     def _open_round(self, now: float) -> None:
         if self.shoe is not None and self.shoe.needs_shuffle:
@@ -536,7 +542,7 @@ class TableRuntime:
         over = self.round.phase in _OVER
         self._on_table = None if over else staked
         self._set_deadline(now)
-        return Outcome(events, over, len(inputs), balances=read)
+        return Outcome(events, over, len(inputs), balances=read, first=start)
 
     def _check_box(self, player: str, box: int, bet: str) -> None:
         """A reserved box takes a first initial bet only from the player who took it."""
@@ -720,6 +726,7 @@ class TableRuntime:
             closed = self.apply("close_bets", None, {}, now=now, system=True)
             if returned is not None:
                 closed.events[:0] = returned.events
+                closed.first = returned.first
             return closed
         except CroupierError as error:
             # No bet can open the round (say, only side bets): every bet goes back.
@@ -766,6 +773,15 @@ class TableRuntime:
         if {placed.player for placed in game.placed_bets} <= self.confirmed and not self.draining:
             return total, self._close_betting(now)
         return total, None
+
+    def events_since(
+        self, round_id: str, first: int, *, dealer: bool = False
+    ) -> list[dict[str, Any]] | None:
+        """The round's events from the ``first``-th on, as a viewer (or the dealer) may
+        see them; ``None`` when ``round_id`` is not the round at the table."""
+        if round_id != self.round_id:
+            return None
+        return public_events(list(self.round.events[first:]), dealer=dealer)
 
     def drain(self) -> bool:
         """Stop dealing new rounds (the process is stopping); whether the table can be

@@ -26,6 +26,7 @@ from croupier.server.protocol import (
     Action,
     Auth,
     ConfirmBets,
+    EventsSince,
     LeaveBox,
     Ping,
     ProtocolError,
@@ -162,6 +163,9 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
     if isinstance(message, Ping):
         await hub.send(connection, {"type": "pong"})
         return
+    if isinstance(message, EventsSince):
+        await events_since(hub, connection, table, message)
+        return
     if isinstance(message, Auth):
         # A token in the message, else the session cookie the socket was opened with.
         token = message.token or connection.socket.cookies.get(SESSION_COOKIE)
@@ -252,6 +256,29 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
     if table not in hub.actors and not result["retried"]:
         # Played on another process: his balance is read here.
         await hub.send_balance(connection)
+
+
+async def events_since(hub: Hub, connection: Connection, table: str, message: EventsSince) -> None:
+    """Send the round's events the client missed (anyone at the table may ask: the
+    events are those it would have been sent)."""
+    dealer = connection.user is not None and connection.user.role.is_staff
+    args = {"round": message.round, "first": message.first, "dealer": dealer}
+    try:
+        events = await hub.call(table, "events_since", args)
+    except TableUnavailable as problem:
+        await error(hub, connection, "unavailable", str(problem))
+        return
+    if events is None:
+        await error(
+            hub,
+            connection,
+            "round_over",
+            f"round {message.round} is no longer at the table; its record is at "
+            f"/api/rounds/{message.round}",
+        )
+        return
+    body = {"type": "events", "round": message.round, "first": message.first, "events": events}
+    await hub.send(connection, body)
 
 
 def message_key(message: object) -> str | None:
