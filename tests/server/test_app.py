@@ -746,8 +746,9 @@ def test_sign_up_errors_are_said_in_words(db_url: str, clock: Clock) -> None:
         ]
         missing = client.post("/api/accounts", json={"name": "ann"}).json()
         assert missing == {"error": "invalid_account", "message": "Give a password."}
-        # Elsewhere the validation errors keep FastAPI's documented shape.
-        assert "detail" in client.post("/api/sessions", json={}).json()
+        # Elsewhere the same shape, naming the field.
+        elsewhere = client.post("/api/sessions", json={}).json()
+        assert elsewhere == {"error": "invalid", "message": "body name: Field required"}
 
 
 def test_the_page_goes_out_compressed_and_cached_by_its_hashed_names(
@@ -822,3 +823,38 @@ def test_events_say_their_place_in_the_round_and_a_client_asks_for_what_it_misse
             watcher.send_json({"type": "events_since", "round": round_id, "first": -1})
             assert receive_until(watcher, "error")["code"] == "invalid"
             players.close()
+
+
+def test_every_request_that_does_not_validate_gets_the_one_error_shape(
+    db_url: str, clock: Clock
+) -> None:
+    """A login without a password, a history with ``limit=abc``: ``{"error",
+    "message"}`` as every other refusal, and so described in the OpenAPI document."""
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        headers = {"Authorization": f"Bearer {token}"}
+        answers = [
+            client.post("/api/sessions", json={"name": "ann"}),
+            client.get("/api/wallet/history?limit=abc", headers=headers),
+            client.get("/api/rounds?limit=0", headers=headers),
+        ]
+        for answer in answers:
+            assert answer.status_code == 422
+            assert (
+                set(answer.json()) == {"error", "message"} and answer.json()["error"] == "invalid"
+            )
+        assert "password" in answers[0].json()["message"]
+        assert "limit" in answers[1].json()["message"]
+        described = client.get("/openapi.json").json()
+        invalid = [
+            operation["responses"]["422"]
+            for item in described["paths"].values()
+            for operation in item.values()
+            if "422" in operation.get("responses", {})
+        ]
+        assert invalid and all(
+            answer["content"]["application/json"]["schema"]["$ref"]
+            == "#/components/schemas/ErrorOut"
+            for answer in invalid
+        )
+        assert "HTTPValidationError" not in described["components"]["schemas"]

@@ -162,6 +162,12 @@ def test_the_actions_clients_send_are_read_as_they_were_sent(
         ('{"type": "action", "op": "card", "args": {"card": 10}}', "card must be text"),
         ('{"type": "action", "op": "hit", "key": ""}', "key: "),
         ('{"type": "action", "op": "hit", "args": {}, "x": 1}', "x: Extra inputs"),
+        # Digits of other scripts, which Decimal would read ("٢٥" as 25), are refused.
+        ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "٢٥"}}', "exact money"),
+        ('{"type": "action", "op": "bet", "args": {"box": 1, "amount": "\uff125"}}', "exact"),
+        ('{"type": "take_box", "box": "1"}', "box: Input should be a valid integer"),
+        ('{"type": "take_box", "box": true}', "box: Input should be a valid integer"),
+        ('{"type": "leave_box", "box": 1.0}', "numbers with a fraction are not taken"),
     ],
 )
 def test_a_wrong_action_is_refused_as_invalid_in_words(text: str, words: str) -> None:

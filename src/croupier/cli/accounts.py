@@ -10,13 +10,15 @@ stdin is not a terminal, so that a script can pipe it in::
 from __future__ import annotations
 
 import sys
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import click
 
 from croupier.cli.serve import connect_database
 from croupier.cli.shared import UserError, db_option, echo_json, json_option
+from croupier.errors import BetError
+from croupier.money import parse_amount
 from croupier.server.roles import Role
 
 if TYPE_CHECKING:
@@ -86,12 +88,12 @@ def create(name: str, role: str, chips: str | None, url: str | None, as_json: bo
         if role != Role.PLAYER:
             raise UserError(f"--chips: only a player's account holds chips, not a {role}'s")
         try:
-            grant = Decimal(chips)
+            # Digits 0-9 and a decimal point only: no exponent, underscores or other
+            # scripts' digits (which Decimal would read).
+            grant = parse_amount(chips, Decimal("0.01"), what="--chips")
             ledger.to_units(grant)
-        except (InvalidOperation, InvalidAmount):
-            raise UserError(f"--chips {chips}: not an amount of money, such as 500.00") from None
-        if grant <= 0:
-            raise UserError(f"--chips {chips}: must be more than zero")
+        except (BetError, InvalidAmount) as error:
+            raise UserError(f"{error}; give an amount of money such as 500.00") from None
     password = read_password()
     try:
         # Hashed before the transaction: no write waits on it.

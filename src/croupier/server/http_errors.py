@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
@@ -43,18 +42,50 @@ class HttpError(Exception):
 
 def add_error_handlers(app: FastAPI) -> None:
     """Answer every error of ``app`` in the shape of :class:`ErrorOut` (a sign-up's
-    invalid name or password in a person's words)."""
+    invalid name or password in a person's words), and describe its requests that do not
+    validate (422) so in its OpenAPI description."""
     app.add_exception_handler(RequestValidationError, _invalid_request)  # type: ignore[arg-type]
     app.add_exception_handler(HttpError, _http_error)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, _starlette_error)  # type: ignore[arg-type]
+    described = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        return _errors_described(described())
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _errors_described(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every 422 answer described as an :class:`ErrorOut` (FastAPI
+    describes its own ``{"detail": [...]}``, which this server never sends)."""
+    for item in schema.get("paths", {}).values():
+        for operation in item.values():
+            invalid = operation.get("responses", {}).get("422")
+            if invalid is None:
+                continue
+            invalid["description"] = "The request did not validate: the message names the field"
+            invalid["content"] = {
+                "application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
+            }
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components.setdefault("ErrorOut", ErrorOut.model_json_schema())
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components.pop(unused, None)
+    return schema
 
 
 async def _invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
-    if request.url.path != "/api/accounts":
-        return await request_validation_exception_handler(request, error)
-    # A sign-up: the first problem in a person's words, in the shape of our errors.
     problems = error.errors()
     first = problems[0] if problems else {}
+    if request.url.path != "/api/accounts":
+        # The first problem, named by where it is: "query limit: Input should be ...".
+        place = " ".join(str(part) for part in first.get("loc", ()))
+        reason = str(first.get("msg", "the request is not valid")).removeprefix("Value error, ")
+        return JSONResponse(
+            status_code=422,
+            content={"error": "invalid", "message": f"{place}: {reason}" if place else reason},
+        )
+    # A sign-up: the first problem in a person's words, in the shape of our errors.
     where = [str(part) for part in first.get("loc", ()) if part != "body"]
     reason = str(first.get("msg", "the request is not valid")).removeprefix("Value error, ")
     if first.get("type") == "missing":

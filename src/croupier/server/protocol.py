@@ -92,7 +92,8 @@ __all__ = [
 MAX_MESSAGE_BYTES = 4096
 #: The longest text an action's argument may be.
 MAX_TEXT = 200
-_MONEY = re.compile(r"\d{1,12}(\.\d{1,8})?")
+# ASCII digits only: Decimal would also read other scripts' digits ("٢٥" as 25).
+_MONEY = re.compile(r"[0-9]{1,12}(\.[0-9]{1,8})?")
 
 
 class ProtocolError(ValueError):
@@ -130,14 +131,14 @@ class TakeBox(Message):
     """Reserve a box: others may bet behind once its player has bet."""
 
     type: Literal["take_box"]
-    box: int = Field(ge=1, le=9)
+    box: int = Field(ge=1, le=9, strict=True)
 
 
 class LeaveBox(Message):
     """Give a reserved box back."""
 
     type: Literal["leave_box"]
-    box: int = Field(ge=1, le=9)
+    box: int = Field(ge=1, le=9, strict=True)
 
 
 class ConfirmBets(Message):

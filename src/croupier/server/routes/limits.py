@@ -58,7 +58,7 @@ class LimitsIn(BaseModel):
     session-time limit in minutes (``null`` for none), the reality check's interval."""
 
     loss_limit: str | None = Field(
-        default=None, pattern=r"^\d{1,7}(\.\d{1,2})?$", examples=["100.00"]
+        default=None, pattern=r"^[0-9]{1,7}(\.[0-9]{1,2})?$", examples=["100.00"]
     )
     session_minutes: int | None = Field(default=None, examples=[60])
     reality_check_minutes: int = Field(default=limits.DEFAULT_REALITY_CHECK_MINUTES, examples=[60])
