@@ -858,3 +858,33 @@ def test_every_request_that_does_not_validate_gets_the_one_error_shape(
             for answer in invalid
         )
         assert "HTTPValidationError" not in described["components"]["schemas"]
+
+
+def test_a_throttled_address_is_refused_without_a_password_hash(
+    db_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past its burst of failed logins, an address gets the same 401 as any failure,
+    after as long as a hash takes, but no hash is computed for it (a flood of logins
+    from one address once raised every table's latency sevenfold)."""
+    hashes: list[str] = []
+    hasher = accounts._hasher
+
+    class Counting:
+        def verify(self, password_hash: str, password: str) -> bool:
+            hashes.append(password)
+            return bool(hasher.verify(password_hash, password))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(hasher, name)
+
+    with server(db_url, clock) as client:
+        sign_up(client, "ann")
+        monkeypatch.setattr(accounts, "_hasher", Counting())
+        failures = [
+            client.post("/api/sessions", json={"name": "ann", "password": f"wrong-{n:04}"})
+            for n in range(20)  # the address's burst
+        ]
+        assert len(hashes) == 20
+        throttled = client.post("/api/sessions", json={"name": "ann", "password": PASSWORD})
+        assert len(hashes) == 20  # refused before any hash
+        assert throttled.status_code == 401 and throttled.json() == failures[0].json()

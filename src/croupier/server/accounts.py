@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -197,11 +198,20 @@ def _decoy_hash() -> str:
     return _hasher.hash(secrets.token_urlsafe(16))
 
 
+#: How long one password hash takes here (an average of the recent ones, in seconds):
+#: a refusal made without hashing waits as long, so it looks like any other.
+_hash_seconds = 0.05
+
+
 def _verify(password_hash: str, password: str) -> bool:
+    global _hash_seconds
+    started = time.perf_counter()
     try:
         return _hasher.verify(password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
+    finally:
+        _hash_seconds += (time.perf_counter() - started - _hash_seconds) / 8
 
 
 def backoff(failures: int) -> timedelta:
@@ -290,8 +300,12 @@ def _rehash(row: _Candidate, password: str) -> str | None:
 
 
 def refuse(password: str) -> NoReturn:
-    """Refuse a login as every refusal is made: one hash's time, the same error."""
-    _check(None, password)
+    """Refuse a login as every refusal is made: one hash's time, the same error.
+
+    No hash is computed (an address that must wait gets no CPU spent on it): the
+    caller's thread waits as long as a hash takes, then gets the same error.
+    """
+    time.sleep(_hash_seconds)
     raise LoginFailed(_LOGIN_FAILED)
 
 
