@@ -380,6 +380,9 @@ def main() -> None:
                 str(tables_path),
                 "--workers",
                 str(arguments.workers),
+                # Every bot and watcher comes from this machine's one address.
+                "--sockets-per-address",
+                "1000000",
             ],
             # The server's JSON-line log (every request, command and money movement)
             # goes to a file, as an operator's would: written, not shown.

@@ -888,3 +888,27 @@ def test_a_throttled_address_is_refused_without_a_password_hash(
         throttled = client.post("/api/sessions", json={"name": "ann", "password": PASSWORD})
         assert len(hashes) == 20  # refused before any hash
         assert throttled.status_code == 401 and throttled.json() == failures[0].json()
+
+
+def test_one_address_holds_a_bounded_number_of_table_sockets(db_url: str, clock: Clock) -> None:
+    """Each socket has its own rate limit, so their number from one address is bounded
+    (200 anonymous sockets once made 8,000 pongs in 3 s); one closed frees its place."""
+    import dataclasses
+
+    from starlette.websockets import WebSocketDisconnect
+
+    with server(db_url, clock) as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        hub.settings = dataclasses.replace(hub.settings, sockets_per_address=2)
+        with client.websocket_connect("/ws/tables/rws") as first:
+            receive_until(first, "welcome")
+            with client.websocket_connect("/ws/tables/online") as second:
+                receive_until(second, "welcome")
+                with client.websocket_connect("/ws/tables/rws") as third:
+                    refused = third.receive_json()
+                    assert refused["code"] == "too_many_connections"
+                    with pytest.raises(WebSocketDisconnect) as closed:
+                        third.receive_json()
+                    assert closed.value.code == 1008
+            with client.websocket_connect("/ws/tables/rws") as again:  # a place is free
+                assert receive_until(again, "welcome")["table"] == "rws"

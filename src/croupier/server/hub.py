@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -193,6 +194,8 @@ class Hub:
         self.runtimes: dict[str, TableRuntime] = {}
         self.actors: dict[str, TableActor] = {}
         self.connections: dict[str, set[Connection]] = {table: set() for table in self.configs}
+        #: Open table sockets by client address (at most ``settings.sockets_per_address``).
+        self.addresses: Counter[str] = Counter()
         self.bus: Bus | None = None
         self.claims: Claims | None = None
         #: This process's leases on its tables (``None``: a hub whose tables no other

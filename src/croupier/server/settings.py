@@ -158,6 +158,11 @@ class Settings:
     #: Compute the tables' RTPs in the background as the server starts (``croupier
     #: serve`` does), so that the lobby has them at once.
     rtp_at_start: bool = False
+    #: Table sockets one client address may hold at once, every table together (each
+    #: socket has its own rate limit, so their number bounds what one address can make
+    #: the server do).  Behind a proxy, trust it (``FORWARDED_ALLOW_IPS``) so that each
+    #: client's own address counts.
+    sockets_per_address: int = 64
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **given: Any) -> Settings:
@@ -231,6 +236,13 @@ ENVIRONMENT = (
         "the tables of one that dies; one that dies is started again.",
     ),
     Variable(
+        "CROUPIER_SOCKETS_PER_ADDRESS",
+        "sockets_per_address",
+        "--sockets-per-address",
+        "Table sockets one client address may hold at once (default 64); behind a proxy, "
+        "set FORWARDED_ALLOW_IPS so that each client's own address counts.",
+    ),
+    Variable(
         "CROUPIER_SHARE",
         "share",
         "--share",
@@ -241,6 +253,8 @@ ENVIRONMENT = (
 )
 
 _PORT = re.compile(r"[0-9]{1,5}")
+# ASCII digits only ("٣".isdigit() holds, and int() would read it).
+_COUNT = re.compile(r"[0-9]{1,7}")
 _TRUE = ("1", "true", "yes", "on", "t", "y")
 _FALSE = ("0", "false", "no", "off", "f", "n")
 
@@ -293,8 +307,13 @@ def read_setting(setting: str, text: str) -> Any:
             raise SettingError(f"{flag} {text!r} is not one of {choices}") from None
     if setting == "workers":
         digits = text.strip()
-        if not digits.isdigit() or not 1 <= int(digits) <= 64:
+        if _COUNT.fullmatch(digits) is None or not 1 <= int(digits) <= 64:
             raise SettingError(f"{flag} {text!r} is not a number of processes, 1 to 64")
+        return int(digits)
+    if setting == "sockets_per_address":
+        digits = text.strip()
+        if _COUNT.fullmatch(digits) is None or not 1 <= int(digits) <= 1_000_000:
+            raise SettingError(f"{flag} {text!r} is not a number of sockets, 1 to 1000000")
         return int(digits)
     if setting == "share":
         try:

@@ -59,6 +59,24 @@ async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
         )
         await socket.close(code=4404)
         return
+    address = socket.client.host if socket.client is not None else "unknown"
+    most = hub.settings.sockets_per_address
+    if hub.addresses[address] >= most:
+        message = f"at most {most} table connections from one address"
+        body = {"type": "error", "code": "too_many_connections", "message": message}
+        await socket.send_text(json.dumps(body))
+        await socket.close(code=1008)
+        return
+    hub.addresses[address] += 1
+    try:
+        await _serve_socket(socket, table, hub)
+    finally:
+        hub.addresses[address] -= 1
+        if not hub.addresses[address]:
+            del hub.addresses[address]
+
+
+async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
     connection = Connection(socket, table, handler=asyncio.current_task())
     connection.writer = asyncio.create_task(connection.write())
     # Held until it ends: a writer cancelled with its socket must not be collected
