@@ -244,3 +244,44 @@ def test_serve_believes_no_forwarded_address_unless_told_which_proxies_to_trust(
         if line.startswith("{") and '"route": "/health"' in line
     ]
     assert clients and set(clients) == {"127.0.0.1"}
+
+
+def test_serve_logs_a_frame_that_is_not_utf8_as_one_line(tmp_path: Path) -> None:
+    """Text that is not UTF-8 is the client's fault: its socket is closed (1007) and the
+    log gets one line, not a traceback per frame."""
+    import socket
+    import time
+
+    from websockets.exceptions import ConnectionClosedError
+    from websockets.sync.client import connect
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "log"
+    command = [sys.executable, "-m", "croupier", "serve", "--db", f"sqlite:///{tmp_path / 'x.db'}"]
+    command += ["--port", str(port), "--log", "text"]
+    with log.open("w") as output:
+        server = subprocess.Popen(command, stdout=output, stderr=output)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    socket_ = connect(f"ws://127.0.0.1:{port}/ws/tables/rws-v5")
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline and server.poll() is None
+                    time.sleep(0.2)
+            with socket_:
+                socket_.recv(timeout=10)  # the welcome
+                socket_.send(b'{"type": "ping", "x": "\xff"}', text=True)
+                try:
+                    socket_.recv(timeout=10)
+                    raise AssertionError("the socket stayed open")
+                except ConnectionClosedError as closed:
+                    assert closed.rcvd is not None and closed.rcvd.code == 1007
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    text = log.read_text()
+    assert "Invalid UTF-8" in text and "Traceback" not in text

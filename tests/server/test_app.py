@@ -912,3 +912,31 @@ def test_one_address_holds_a_bounded_number_of_table_sockets(db_url: str, clock:
                     assert closed.value.code == 1008
             with client.websocket_connect("/ws/tables/rws") as again:  # a place is free
                 assert receive_until(again, "welcome")["table"] == "rws"
+
+
+def test_a_page_of_another_site_changes_nothing_and_opens_no_table_socket(
+    db_url: str, clock: Clock
+) -> None:
+    """A foreign ``Origin`` once got ``PUT /api/limits`` answered 200 and a signed-in
+    table socket; the site's own pages, and programs that send no ``Origin``, go on."""
+    from starlette.websockets import WebSocketDisconnect
+
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        headers = {"Authorization": f"Bearer {token}"}
+        foreign = {**headers, "Origin": "https://evil.example"}
+        change = {"loss_limit": "100.00", "session_minutes": None, "reality_check_minutes": 60}
+        refused = client.put("/api/limits", json=change, headers=foreign)
+        assert refused.status_code == 403 and refused.json()["error"] == "foreign_origin"
+        assert client.get("/api/limits", headers=headers).json()["loss_limit"] is None
+        assert client.get("/api/me", headers=foreign).status_code == 200  # reading is fine
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            client.websocket_connect("/ws/tables/rws", headers=foreign) as socket,
+        ):
+            socket.receive_json()
+        assert closed.value.code == 4403
+        own = {**headers, "Origin": "http://testserver"}
+        assert client.put("/api/limits", json=change, headers=own).status_code == 200
+        with client.websocket_connect("/ws/tables/rws", headers=own) as socket:
+            assert receive_until(socket, "welcome")["table"] == "rws"

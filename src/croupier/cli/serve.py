@@ -7,6 +7,7 @@ checked before anything starts, and a bad one gets one line and exit status 2.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from collections.abc import Callable, Mapping
@@ -85,8 +86,6 @@ def _setting_option(setting: str, **kinds: Any) -> Callable[[_Command], _Command
 @click.pass_context
 def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> None:
     """Run the live table server: accounts and wallet over HTTP, tables over WebSockets."""
-    import logging
-
     import uvicorn
 
     from croupier.server.app import create_app
@@ -157,9 +156,11 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
     try:
         if listen_fd is not None:  # the address is open already
             server = draining_server(uvicorn.Config(app, **options), app.state.hub)
+            quiet_client_faults()
             server.run(sockets=[socket.socket(fileno=listen_fd)])
         else:
             config = uvicorn.Config(app, host=settings.host, port=settings.port, **options)
+            quiet_client_faults()
             draining_server(config, app.state.hub).run()
     finally:
         if listener is not None:
@@ -206,6 +207,25 @@ def draining_server(config: Any, hub: Any) -> Any:
             self.draining = self.loop.create_task(drain())
 
     return DrainingServer(config)
+
+
+class _ClientFault(logging.Filter):
+    """A client's malformed frame (text that is not UTF-8) is the client's fault: uvicorn
+    logs it with a traceback, which this makes one warning line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info is not None and isinstance(record.exc_info[1], UnicodeDecodeError):
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def quiet_client_faults() -> None:
+    """Log a client's malformed frame as one line (call once uvicorn's logging is set)."""
+    error_log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(kept, _ClientFault) for kept in error_log.filters):
+        error_log.addFilter(_ClientFault())
 
 
 def proxy_options(environ: Mapping[str, str]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from croupier.server.accounts import AddressThrottle
 from croupier.server.db import connect, migrate
 from croupier.server.http_errors import add_error_handlers
 from croupier.server.hub import Hub
+from croupier.server.origin import SameOrigin
 from croupier.server.ownership import Ownership, TableOwned
 from croupier.server.routes import (
     accounts,
@@ -101,6 +102,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ledger.log_movements(engine)
     # The page and the API's answers go out compressed to a browser that takes gzip.
     app.add_middleware(GZipMiddleware, minimum_size=500)
+    # A page of another site changes nothing here (nor opens a table socket).
+    app.add_middleware(SameOrigin)
     app.middleware("http")(_log_request)
     add_error_handlers(app)
     app.mount("/static", CachedStaticFiles(directory=STATIC), name="static")
