@@ -489,13 +489,23 @@ class _SlowSocket:
         self.texts.append(text)
 
 
+class _Transport:
+    """A network transport that says whether it was aborted."""
+
+    aborted = False
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
 def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
     """One stalled socket must not hold up its table (or, through the clocks, others):
     sends are queued per connection, and a full queue drops that connection alone."""
 
     async def scenario() -> None:
         handler = asyncio.create_task(asyncio.Event().wait())  # stands for its receive loop
-        stalled = Connection(_SlowSocket(stall=1), "rws", handler=handler)  # type: ignore[arg-type]
+        slow = _SlowSocket(stall=1)
+        stalled = Connection(slow, "rws", handler=handler, transport=_Transport())  # type: ignore[arg-type]
         stalled.writer = asyncio.create_task(stalled.write())
         await asyncio.sleep(0)
         started = time.monotonic()
@@ -503,6 +513,7 @@ def test_a_client_that_stops_reading_is_dropped_and_never_waited_on() -> None:
             stalled.push(f"message {number}")  # never awaits
         assert time.monotonic() - started < 1.0
         assert stalled.dropped is not None and "not reading" in stalled.dropped
+        assert stalled.transport.aborted  # its buffers and descriptor go at once
         await asyncio.sleep(0)
         assert handler.cancelled()
         stalled.writer.cancel()
@@ -547,7 +558,8 @@ def test_a_send_that_takes_too_long_drops_the_client_even_in_a_run_of_messages(
 
     async def scenario() -> Connection:
         handler = asyncio.create_task(asyncio.Event().wait())
-        connection = Connection(_SlowSocket(stall=3), "rws", handler=handler)  # type: ignore[arg-type]
+        slow: Any = _SlowSocket(stall=3)
+        connection = Connection(slow, "rws", handler=handler, transport=_Transport())
         connection.writer = asyncio.create_task(connection.write())
         for number in range(5):
             connection.push(f"message {number}")
@@ -558,6 +570,7 @@ def test_a_send_that_takes_too_long_drops_the_client_even_in_a_run_of_messages(
 
     connection = asyncio.run(scenario())
     assert connection.dropped == "a message took over 0.05 s to send"
+    assert connection.transport.aborted
     assert connection.socket.texts == ["message 0", "message 1"]  # type: ignore[attr-defined]
 
 
@@ -940,3 +953,33 @@ def test_a_page_of_another_site_changes_nothing_and_opens_no_table_socket(
         assert client.put("/api/limits", json=change, headers=own).status_code == 200
         with client.websocket_connect("/ws/tables/rws", headers=own) as socket:
             assert receive_until(socket, "welcome")["table"] == "rws"
+
+
+def test_a_table_socket_knows_its_transport_under_uvicorn(tmp_path: Path) -> None:
+    """Under the server that ``croupier serve`` runs (uvicorn), each table socket holds
+    its network transport, so that a client dropped for not reading is cut off."""
+    import socket as sockets
+    import threading
+
+    import uvicorn
+    from websockets.sync.client import connect
+
+    with sockets.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = Settings(
+        url=f"sqlite:///{tmp_path / 'u.db'}", tables=(TableConfig(id="rws", preset="rws-v5"),)
+    )
+    app = create_app(settings)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: server.started, seconds=30)
+        with connect(f"ws://127.0.0.1:{port}/ws/tables/rws") as client:
+            client.recv(timeout=10)
+            (connection,) = app.state.hub.connections["rws"]
+            assert callable(connection.transport.abort)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -417,3 +417,26 @@ def test_the_new_owner_announces_what_its_recovery_did_as_events(
     finally:
         stop(*processes)
     assert_the_books_balance(postgres_url)
+
+
+def test_processes_started_together_on_a_fresh_database_all_serve(
+    postgres: Any, tmp_path: Path
+) -> None:
+    """Three processes of a cluster started at once on a database never migrated: one
+    migrates, the others wait for it (5 of 12 once exited on a unique violation of
+    ``alembic_version``); every one serves, and each table is run by one of them."""
+    url: str = postgres.create()
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    ports = [free_port() for _ in range(3)]
+    processes = [launch(url, port, tables, f"{i}/3") for i, port in enumerate(ports)]
+    try:
+        for process, port in zip(processes, ports, strict=True):
+            wait_until_listening(process, port)
+        deadline = time.monotonic() + 20
+        while sorted(table for port in ports for table in runs(port)) != ["online", "rws"]:
+            assert time.monotonic() < deadline, [runs(port) for port in ports]
+            time.sleep(0.2)
+    finally:
+        stop(*processes)
+        postgres.drop(url)

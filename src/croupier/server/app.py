@@ -39,6 +39,7 @@ from croupier.server.routes import (
     wallet,
 )
 from croupier.server.settings import Settings
+from croupier.server.transports import KeepTransport
 from croupier.server.web import STATIC, CachedStaticFiles, RtpCache
 
 __all__ = ["ROUTERS", "Settings", "create_app"]
@@ -104,6 +105,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=500)
     # A page of another site changes nothing here (nor opens a table socket).
     app.add_middleware(SameOrigin)
+    # Outermost: a table socket's transport, to cut off a client dropped for not reading.
+    app.add_middleware(KeepTransport)
     app.middleware("http")(_log_request)
     add_error_handlers(app)
     app.mount("/static", CachedStaticFiles(directory=STATIC), name="static")

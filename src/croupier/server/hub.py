@@ -100,6 +100,9 @@ class Connection:
     dropped: str | None = None
     handler: asyncio.Task[Any] | None = None
     writer: asyncio.Task[None] | None = None
+    #: The socket's network transport (:mod:`croupier.server.transports`): aborted when
+    #: the client is dropped for not reading, so its buffers and descriptor go at once.
+    transport: Any = None
     #: The last message's operation and result (``ok`` or an error code), for the
     #: metrics and the log.
     last_op: str = "unknown"
@@ -113,6 +116,7 @@ class Connection:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
+            self.cut_off()
 
     def drop(self, why: str) -> None:
         """Give up on the client: its handler stops and its socket closes."""
@@ -122,6 +126,12 @@ class Connection:
         _log.warning("table %s: connection dropped: %s", self.table, why)
         if self.handler is not None and self.handler is not asyncio.current_task():
             self.handler.cancel()
+
+    def cut_off(self) -> None:
+        """Abort the network connection of a client that stopped reading: no close
+        frame waits behind bytes it will never read."""
+        if self.transport is not None:
+            self.transport.abort()
 
     async def write(self) -> None:
         """Send the outbox in order, each message within :data:`SEND_SECONDS`."""
@@ -140,6 +150,7 @@ class Connection:
                         text = self.outbox.get_nowait()
             except TimeoutError:
                 self.drop(f"a message took over {SEND_SECONDS:g} s to send")
+                self.cut_off()
                 return
             except Exception:  # the socket is closing: its handler cleans up
                 return

@@ -34,6 +34,7 @@ from croupier.server.protocol import (
     parse_message,
 )
 from croupier.server.runtime import DEALER_OPS, PLAYER_OPS, ActionRefused
+from croupier.server.transports import transport_of
 
 __all__ = ["router"]
 
@@ -77,7 +78,9 @@ async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
 
 
 async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
-    connection = Connection(socket, table, handler=asyncio.current_task())
+    connection = Connection(
+        socket, table, handler=asyncio.current_task(), transport=transport_of(socket.scope)
+    )
     connection.writer = asyncio.create_task(connection.write())
     # Held until it ends: a writer cancelled with its socket must not be collected
     # while it is still finishing.
