@@ -440,3 +440,71 @@ def test_processes_started_together_on_a_fresh_database_all_serve(
     finally:
         stop(*processes)
         postgres.drop(url)
+
+
+def test_a_process_stopped_at_random_moments_never_holds_up_another_processs_tables(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Bots play at two tables, each run by its own process.  The first process is
+    stopped (SIGSTOP) at random moments under load, some inside a settlement: the
+    second's table plays on meanwhile (it once froze every table, the house's one
+    account row held by the stopped process); the first's table is taken over, and
+    the stopped process, woken, steps down.  The books balance."""
+    import asyncio
+    import random
+
+    from croupier.server.bots import BotStats, run_bot
+    from tests.server.test_crash import TABLES as QUICK
+
+    tables = tmp_path / "tables.toml"
+    tables.write_text(QUICK)
+    ports = [free_port(), free_port()]
+    processes = [launch(postgres_url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    stop_bots = asyncio.Event()
+    online, rws = BotStats(), BotStats()
+    loop = asyncio.new_event_loop()
+    thread: threading.Thread | None = None
+    watch: Watch | None = None
+    try:
+        for process, port in zip(processes, ports, strict=True):
+            wait_until_listening(process, port)
+        deadline = time.monotonic() + 20
+        while [runs(port) for port in ports] != [{"rws"}, {"online"}]:
+            assert time.monotonic() < deadline, [runs(port) for port in ports]
+            time.sleep(0.2)
+        watch = Watch(ports)
+        base = f"http://127.0.0.1:{ports[1]}"
+
+        async def bots() -> None:
+            await asyncio.gather(
+                run_bot(base, "bot-a", "online", 1, stop_bots, online, think=0.05),
+                run_bot(base, "bot-b", "online", 2, stop_bots, online, think=0.05),
+                run_bot(base, "bot-c", "rws", 1, stop_bots, rws, think=0.05),
+            )
+
+        thread = threading.Thread(target=loop.run_until_complete, args=(bots(),))
+        thread.start()
+        rng = random.Random(20261127)
+        time.sleep(3)
+        for _ in range(3):
+            time.sleep(rng.uniform(0.2, 1.2))
+            before = online.actions
+            os.kill(processes[0].pid, signal.SIGSTOP)
+            time.sleep(3)
+            progressed = online.actions - before
+            os.kill(processes[0].pid, signal.SIGCONT)
+            assert progressed >= 3, f"the other process's table stood still: {online}"
+        time.sleep(2)
+    finally:
+        loop.call_soon_threadsafe(stop_bots.set)
+        if thread is not None:
+            thread.join(timeout=30)
+        if watch is not None:
+            watch.close()
+        for process in processes:
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGCONT)
+        stop(*processes)
+    assert rws.actions > 0 and online.actions > 0
+    assert watch is not None and watch.overlaps == []
+    assert_the_books_balance(postgres_url)
