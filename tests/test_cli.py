@@ -285,3 +285,25 @@ def test_serve_logs_a_frame_that_is_not_utf8_as_one_line(tmp_path: Path) -> None
             server.wait(timeout=30)
     text = log.read_text()
     assert "Invalid UTF-8" in text and "Traceback" not in text
+
+
+@pytest.mark.parametrize(
+    ("blocked", "flags", "said"),
+    [
+        ("matplotlib", ["--plot", "run.png"], "error: --plot needs matplotlib"),
+        ("distributed", ["--cluster", "tcp://127.0.0.1:1"], "error: --cluster needs Dask"),
+    ],
+)
+def test_a_missing_extra_is_named_once_with_its_flag(
+    tmp_path: Path, blocked: str, flags: list[str], said: str
+) -> None:
+    """``error: --plot needs matplotlib``, not ``error: --plot --plot needs ...``."""
+    program = (
+        f"import sys; sys.modules[{blocked!r}] = None; from croupier.cli import main; "
+        f"sys.argv = ['croupier', 'simulate', '--rounds', '10', *{flags!r}]; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(said) and done.stderr.count(flags[0]) == 1, done.stderr

@@ -58,6 +58,20 @@ def _fail(message: str) -> NoReturn:
 _MOST_SIDE_BET = 100
 
 
+def _flagged(flag: str, error: Exception, between: str = " ") -> str:
+    """``error``'s message under the flag it is about, named once.
+
+    >>> _flagged("--plot", ValueError("--plot needs matplotlib"))
+    '--plot needs matplotlib'
+    >>> _flagged("--plot", ValueError("x.txt: the plot is a PNG file"))
+    '--plot x.txt: the plot is a PNG file'
+    >>> _flagged("--cluster", ValueError("cannot reach it"), ": ")
+    '--cluster: cannot reach it'
+    """
+    message = str(error)
+    return message if message.startswith(flag) else f"{flag}{between}{message}"
+
+
 def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
     """Each ``KEY[=AMOUNT]`` as a side bet and its stake in initial bets (1 by default)."""
     chosen: dict[SideBet, Fraction] = {}
@@ -224,7 +238,7 @@ def simulate(
         try:
             check_plot_path(plot_path)
         except CroupierError as error:
-            _fail(f"--plot {error}")
+            _fail(_flagged("--plot", error))
     processes = workers if workers is not None else (os.cpu_count() or 1)
     client = None
     submit = None
@@ -236,7 +250,7 @@ def simulate(
         try:
             client = connect(cluster)
         except CroupierError as error:
-            _fail(f"--cluster: {error}")
+            _fail(_flagged("--cluster", error, ": "))
         processes = worker_threads(client)
         submit = submitter(client)
     bar = _progress_bar(Console(stderr=True))
@@ -283,7 +297,7 @@ def simulate(
         try:
             plot_result(result, plot_path)
         except CroupierError as error:
-            _fail(f"--plot {error}")
+            _fail(_flagged("--plot", error))
     if as_json:
         report = result.to_json(bankroll)
         if not timings:
