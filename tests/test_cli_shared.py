@@ -118,7 +118,12 @@ def test_strategy_json_is_the_chart_by_rows() -> None:
 
 def test_ledger_check_json_on_an_empty_database(tmp_path: Path) -> None:
     pytest.importorskip("sqlalchemy")
+    from croupier.server import db
+
     url = f"sqlite:///{tmp_path / 'books.db'}"
+    engine = db.connect(url)
+    db.migrate(engine)  # as `croupier serve` leaves a new database: the check writes nothing
+    engine.dispose()
     result = CliRunner().invoke(cli, ["ledger", "check", "--db", url, "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == {

@@ -186,3 +186,44 @@ def test_a_rested_postgres_connection_is_checked_and_a_dead_one_replaced_unseen(
         assert again != first and len(pings) >= 1
     finally:
         engine.dispose()
+
+
+def test_a_read_only_command_never_migrates_nor_writes(fresh_db_url: str) -> None:
+    """``ledger check`` and ``accounts list`` read: on a database never migrated, or at
+    an older schema, they say so in one line (exit 2) and leave it as it was."""
+    from click.testing import CliRunner
+
+    from croupier.cli import cli
+
+    engine = db.connect(fresh_db_url)
+    try:
+        with engine.connect():
+            pass  # an empty database (SQLite makes its file): no croupier tables in it
+        for command_line in (["ledger", "check"], ["accounts", "list"]):
+            never = CliRunner().invoke(cli, [*command_line, "--db", fresh_db_url])
+            assert never.exit_code == 2 and "holds no croupier tables" in never.stderr
+            assert db.current_revision(engine) is None
+        with engine.begin() as conn:
+            command.upgrade(db.alembic_config(conn), "0003")
+        for command_line in (["ledger", "check"], ["accounts", "list"]):
+            older = CliRunner().invoke(cli, [*command_line, "--db", fresh_db_url])
+            assert older.exit_code == 2, older.output
+            assert "is at schema 0003" in older.stderr and "migrate" in older.stderr
+            assert older.stderr.count("\n") == 1
+            assert db.current_revision(engine) == "0003"
+        db.migrate(engine)
+        checked = CliRunner().invoke(cli, ["ledger", "check", "--db", fresh_db_url])
+        assert checked.exit_code == 0 and "the books balance" in checked.output
+    finally:
+        engine.dispose()
+
+
+def test_a_missing_sqlite_file_is_named_and_not_made(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from croupier.cli import cli
+
+    url = f"sqlite:///{tmp_path / 'none.db'}"
+    missing = CliRunner().invoke(cli, ["ledger", "check", "--db", url])
+    assert missing.exit_code == 2 and "no such file" in missing.stderr
+    assert not (tmp_path / "none.db").exists()

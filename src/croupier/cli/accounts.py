@@ -47,10 +47,10 @@ def read_password() -> str:
     return line.rstrip("\r\n")
 
 
-def _engine(url: str | None) -> sqlalchemy.Engine:
+def _engine(url: str | None, *, read_only: bool = False) -> sqlalchemy.Engine:
     import sqlalchemy
 
-    engine = connect_database(url)
+    engine = connect_database(url, read_only=read_only)
     assert isinstance(engine, sqlalchemy.Engine)
     return engine
 
@@ -125,9 +125,9 @@ def list_accounts(url: str | None, as_json: bool) -> None:
     """Every account: its id, name, role, when it was made, and whether it is disabled."""
     from croupier.server import accounts as users
 
-    engine = _engine(url)
+    engine = _engine(url, read_only=True)
     try:
-        with engine.begin() as conn:
+        with engine.connect() as conn:
             rows = users.list_accounts(conn)
     finally:
         engine.dispose()

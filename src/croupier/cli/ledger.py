@@ -27,9 +27,9 @@ def check(url: str | None, as_json: bool) -> None:
     from croupier.server import ledger as books
     from croupier.server.audit import audit
 
-    engine = connect_database(url)
+    engine = connect_database(url, read_only=True)
     assert isinstance(engine, sqlalchemy.Engine)
-    with engine.begin() as conn:
+    with engine.connect() as conn:  # a read-only transaction: the check writes nothing
         problems = books.check(conn) + audit(conn)
         counts = conn.execute(
             sqlalchemy.text(

@@ -32,15 +32,33 @@ _Command = TypeVar("_Command", bound=Callable[..., Any])
 _DEFAULTS = {item.name: item.default for item in fields(Settings)}
 
 
-def connect_database(url: str | None) -> object:
-    """The database at ``url`` (SQLite's ``croupier.db`` by default), migrated."""
+def connect_database(url: str | None, *, read_only: bool = False) -> object:
+    """The database at ``url`` (SQLite's ``croupier.db`` by default), migrated.
+
+    ``read_only`` (a check, a listing): nothing is written, the database not migrated;
+    one at another schema than this version's is refused in one line.
+    """
     import sqlalchemy
 
-    from croupier.server.db import connect, migrate
+    from croupier.server.db import connect, current_revision, head_revision, migrate
 
+    where = url or "sqlite:///croupier.db"
+    if read_only:
+        _check_sqlite_file(where)
     try:
-        engine = connect(url)
-        migrate(engine)
+        engine = connect(url, read_only=read_only)
+        if not read_only:
+            migrate(engine)
+        elif (found := current_revision(engine)) != head_revision():
+            if found is None:
+                raise UserError(
+                    f"database {where} holds no croupier tables: `croupier serve` or "
+                    "`croupier accounts create` makes them"
+                )
+            raise UserError(
+                f"database {where} is at schema {found}, this croupier reads {head_revision()}: "
+                "start `croupier serve` on it once to migrate it"
+            )
     except ModuleNotFoundError as error:
         if error.name != "psycopg":
             raise
@@ -48,6 +66,15 @@ def connect_database(url: str | None) -> object:
     except (ValueError, sqlalchemy.exc.SQLAlchemyError) as error:
         raise UserError(f"database {url or 'sqlite:///croupier.db'}: {error}") from None
     return engine
+
+
+def _check_sqlite_file(url: str) -> None:
+    """A SQLite database to be read must exist (reading never makes one)."""
+    scheme, _, path = url.partition(":///")
+    if scheme.split("+")[0].lower() != "sqlite" or not path or path.startswith(":memory:"):
+        return
+    if not os.path.exists(path.split("?")[0]):
+        raise UserError(f"database {url}: no such file; `croupier serve` makes it")
 
 
 def _setting_option(setting: str, **kinds: Any) -> Callable[[_Command], _Command]:

@@ -89,7 +89,7 @@ def normalize_url(url: str | None) -> str:
     )
 
 
-def connect(url: str | None) -> sqlalchemy.Engine:
+def connect(url: str | None, *, read_only: bool = False) -> sqlalchemy.Engine:
     """An engine for the database at ``url`` (see :func:`normalize_url`).
 
     SQLite connections enforce foreign keys, wait up to five seconds for a lock,
@@ -97,11 +97,17 @@ def connect(url: str | None) -> sqlalchemy.Engine:
     ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of failing.
     A PostgreSQL connection is checked before use when it has been idle in the pool
     for :data:`PING_AFTER_IDLE` seconds (see :func:`_ping_when_idle`).
+
+    ``read_only``: an engine that cannot write (a report, a check): SQLite opens the
+    file read-only and takes no write lock, PostgreSQL runs read-only transactions.
     """
     normalized = normalize_url(url)
     if make_url(normalized).get_backend_name() == "sqlite":
-        return _connect_sqlite(normalized)
-    engine = sqlalchemy.create_engine(normalized, connect_args={"options": _SESSION_OPTIONS})
+        return _connect_sqlite(normalized, read_only=read_only)
+    options = _SESSION_OPTIONS
+    if read_only:
+        options += " -c default_transaction_read_only=on"
+    engine = sqlalchemy.create_engine(normalized, connect_args={"options": options})
     _ping_when_idle(engine)
     return engine
 
@@ -154,10 +160,26 @@ def _ping_when_idle(engine: sqlalchemy.Engine) -> None:
             raise sqlalchemy.exc.DisconnectionError(str(error)) from error
 
 
-def _connect_sqlite(url: str) -> sqlalchemy.Engine:
-    engine = sqlalchemy.create_engine(url)
+def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
     database = make_url(url).database or ""
     in_memory = database in _SQLITE_MEMORY or database.startswith("file::memory:")
+    if read_only and not in_memory:
+        path = Path(database).resolve().as_posix()
+        engine = sqlalchemy.create_engine(
+            f"sqlite:///file:{path}?mode=ro&uri=true", connect_args={"uri": True}
+        )
+
+        @event.listens_for(engine, "connect")
+        def _read_only(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None
+            dbapi_connection.execute("PRAGMA busy_timeout=5000")
+
+        @event.listens_for(engine, "begin")
+        def _deferred(connection: sqlalchemy.Connection) -> None:
+            connection.exec_driver_sql("BEGIN")  # a reader takes no write lock
+
+        return engine
+    engine = sqlalchemy.create_engine(url)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
