@@ -152,6 +152,49 @@ def test_a_cut_lease_connection_leaves_the_tables_with_their_one_owner(
     assert_the_books_balance(postgres_url)
 
 
+def test_cut_lease_connections_in_a_cluster_leave_each_table_with_one_owner(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The same under ``--share``: every lease connection of both processes ended at
+    once; each makes a new one and keeps its table, and play goes on."""
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    ports = [free_port(), free_port()]
+    processes = [launch(postgres_url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    watch: Watch | None = None
+    try:
+        for process, port in zip(processes, ports, strict=True):
+            wait_until_listening(process, port)
+        deadline = time.monotonic() + 20
+        while [runs(port) for port in ports] != [{"rws"}, {"online"}]:
+            assert time.monotonic() < deadline, [runs(port) for port in ports]
+            time.sleep(0.2)
+        watch = Watch(ports)
+        base = f"http://127.0.0.1:{ports[1]}"
+        token = sign_in(base, "ann")
+        bet(ports[1], token, "b1")
+        engine = sqlalchemy.create_engine(db.normalize_url(postgres_url))
+        with engine.begin() as conn:
+            ended = conn.execute(
+                sqlalchemy.text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+                )
+            ).scalar_one()
+        engine.dispose()
+        assert ended >= 2
+        time.sleep(6)  # past a lease's time
+        assert [runs(port) for port in ports] == [{"rws"}, {"online"}]
+        bet(ports[1], token, "b2")
+        assert get(base, "/api/me", token)["balance"] == "950.00"
+    finally:
+        if watch is not None:
+            watch.close()
+        stop(*processes)
+    assert watch is not None and watch.overlaps == []
+    assert_the_books_balance(postgres_url)
+
+
 def test_a_hung_owner_is_replaced_and_steps_down_when_it_wakes(
     postgres_url: str, tmp_path: Path
 ) -> None:
