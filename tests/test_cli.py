@@ -307,3 +307,45 @@ def test_a_missing_extra_is_named_once_with_its_flag(
     )
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(said) and done.stderr.count(flags[0]) == 1, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"[" * 100_000, "nested too deeply"),
+        (b'\xff\xfe{"rules": "rws-v5"}', "not UTF-8 text (byte 0: 0xff)"),
+    ],
+)
+def test_round_refuses_a_file_it_cannot_read_in_one_line(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    """Deeply nested JSON and bytes that are not UTF-8 once ended in a traceback."""
+    script = tmp_path / "round.json"
+    script.write_bytes(content)
+    assert_one_line_error(croupier("round", str(script)), said)
+
+
+@pytest.mark.parametrize(
+    ("command", "setting", "said"),
+    [
+        ("edge", "currency_unit=0", "currency_unit must be more than zero"),
+        ("strategy", "currency_unit=0", "currency_unit must be more than zero"),
+        ("edge", "decks=\uff18", "is not an integer in digits 0-9"),
+        ("edge", "minimum_bet=1e3", "is not an exact amount in digits 0-9"),
+        ("edge", "blackjack_pays=\u0663/\u0662", "is not a ratio"),
+    ],
+)
+def test_set_refuses_what_it_cannot_read_in_one_line(command: str, setting: str, said: str) -> None:
+    """``decimal.InvalidOperation`` once escaped for a zero currency unit, and other
+    scripts' digits were read (a full-width ``decks=8`` as 8)."""
+    assert_one_line_error(croupier(command, "--rules", "rws-v5", "--set", setting), said)
+
+
+def test_edge_takes_every_set_that_makes_a_valid_table() -> None:
+    """The stated-RTP search once tried a neighbour the rules refuse (no hole card,
+    dealt first) and failed the user's own valid ``--set``."""
+    done = croupier("edge", "--rules", "online-8deck", "--set", "surrender=none", "--json")
+    assert done.returncode == 0, done.stderr
+    late = croupier("edge", "--rules", "online-8deck", "--json")
+    without, with_late = (json.loads(run.stdout)["main"]["cd"]["rtp"] for run in (done, late))
+    assert without < with_late  # late surrender is worth something to the player

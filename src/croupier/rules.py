@@ -17,6 +17,7 @@ croupier.errors.RulesError: decks must be from 1 to 8, not 0
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -310,6 +311,13 @@ def _jsonable(value: object) -> object:
 _HINTS: dict[str, Any] = typing.get_type_hints(Rules)
 
 
+# Numbers as people write them, in ASCII digits only: int(), Fraction() and Decimal()
+# would also read other scripts' digits (a full-width 8 as 8), underscores and exponents.
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_RATIO = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?)(?:/[0-9]+)?", re.ASCII)
+_AMOUNT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+
+
 def coerce_field(name: str, value: object) -> object:
     """Read one field's value from a plain value, with a clear error naming the field.
 
@@ -318,7 +326,7 @@ def coerce_field(name: str, value: object) -> object:
     >>> coerce_field("decks", "six")
     Traceback (most recent call last):
     ...
-    croupier.errors.RulesError: rule decks: 'six' is not an integer
+    croupier.errors.RulesError: rule decks: 'six' is not an integer in digits 0-9
     """
     if name not in _HINTS:
         raise RulesError(f"unknown rule {name!r}; the rules are: {', '.join(rule_fields())}")
@@ -348,9 +356,9 @@ def _coerce(name: str, hint: Any, value: object) -> object:
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
             return int(value)
-        raise RulesError(f"rule {name}: {value!r} is not an integer")
+        raise RulesError(f"rule {name}: {value!r} is not an integer in digits 0-9")
     if hint is str:
         if isinstance(value, str):
             return value
@@ -360,6 +368,8 @@ def _coerce(name: str, hint: Any, value: object) -> object:
             return value
         if isinstance(value, int | str) and not isinstance(value, bool):
             try:
+                if isinstance(value, str) and not _RATIO.fullmatch(value.strip()):
+                    raise ValueError(value)
                 return Fraction(str(value).strip())
             except (ValueError, ZeroDivisionError):
                 pass
@@ -368,11 +378,17 @@ def _coerce(name: str, hint: Any, value: object) -> object:
         amount: Decimal | None = None
         if isinstance(value, Decimal):
             amount = value
-        elif isinstance(value, int | str) and not isinstance(value, bool):
+        elif isinstance(value, int) and not isinstance(value, bool):
+            amount = Decimal(value)
+        elif isinstance(value, str):
             try:
-                amount = Decimal(str(value).strip())
+                amount = Decimal(value.strip())
             except InvalidOperation:
                 amount = None
+            if amount is not None and amount.is_finite() and not _AMOUNT.fullmatch(value.strip()):
+                raise RulesError(
+                    f"rule {name}: {value!r} is not an exact amount in digits 0-9, such as '10.00'"
+                )
         if amount is None:
             raise RulesError(f"rule {name}: {value!r} is not an exact amount such as '10.00'")
         if not amount.is_finite():
@@ -447,7 +463,8 @@ def _validate(rules: Rules) -> None:
             checks.append((False, f"{field.name} must name the clause the table cites"))
     for amount_name in ("minimum_bet", "maximum_bet", "side_bet_maximum"):
         amount = getattr(rules, amount_name)
-        if amount is not None and amount % rules.currency_unit != 0:
+        # (A unit of zero is refused above; the remainder by it would be undefined.)
+        if amount is not None and rules.currency_unit > 0 and amount % rules.currency_unit != 0:
             checks.append((False, f"{amount_name} {amount} is finer than the currency unit"))
     for ok, message in checks:
         if not ok:

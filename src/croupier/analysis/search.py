@@ -29,6 +29,7 @@ from types import TracebackType
 
 from croupier.analysis.helper import Helper, can_help
 from croupier.analysis.strategy import derive_strategy
+from croupier.errors import RulesError
 from croupier.rules import DealerBlackjackTakes, HoleCard, Rules, Surrender
 
 __all__ = ["RuleChange", "StatedRtpSearch", "candidates"]
@@ -75,7 +76,17 @@ def candidates(rules: Rules) -> list[tuple[str, object]]:
     for takes in DealerBlackjackTakes:
         if takes is not rules.dealer_blackjack_takes and rules.hole_card is not HoleCard.PEEK:
             changes.append(("dealer_blackjack_takes", takes))
-    return changes
+    # Only rule sets a table could have: a change the rules refuse with the user's other
+    # rules (no hole card while the hole card is dealt first, say) is not tried.
+    return [change for change in changes if _valid(rules, change)]
+
+
+def _valid(rules: Rules, change: tuple[str, object]) -> bool:
+    try:
+        rules.replace(**{change[0]: change[1]})
+    except RulesError:
+        return False
+    return True
 
 
 def change_rtp(rules: Rules, change: tuple[str, object]) -> float:

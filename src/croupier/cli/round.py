@@ -25,13 +25,20 @@ def round(file: Any, indent: int) -> None:
     from croupier.script import play_script
 
     name = getattr(file, "name", "-")
-    text = file.read()
+    try:
+        text = file.read()
+    except UnicodeDecodeError as error:
+        raise UserError(
+            f"{name}: not UTF-8 text (byte {error.start}: {error.object[error.start]:#04x})"
+        ) from None
     try:
         script = json.loads(text)
     except json.JSONDecodeError as error:
         raise UserError(
             f"{name}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
         ) from None
+    except RecursionError:
+        raise UserError(f"{name}: not a round script: its JSON is nested too deeply") from None
     try:
         report = play_script(script)
     except CroupierError as error:
