@@ -155,3 +155,29 @@ def test_illegal_decision_names_the_rule() -> None:
 
 def test_decisions_that_run_out_are_an_error() -> None:
     bad(with_changes(decisions={"ann": ["hit"]}), "decisions.ann: ran out")
+
+
+_SHOE = ["TS", "6D", "2H", "5C", "TC"]
+
+
+@pytest.mark.parametrize(
+    ("bet", "message"),
+    [
+        ({"box": 1, "player": "ann", "main": 100}, "exact money written as text"),
+        ({"box": 1, "player": "ann", "main": True}, "exact money written as text"),
+        ({"box": True, "player": "ann", "main": "100"}, 'needs a "player" name and a "box"'),
+        ({"box": 1, "player": "ann", "main": "\u0661\u0660\u0660"}, "not a number in digits 0-9"),
+    ],
+)
+def test_a_bet_is_money_written_as_text_in_ascii_digits(bet: dict[str, Any], message: str) -> None:
+    """A JSON number, a boolean, or other scripts' digits where an amount is due are
+    refused with the bet named (they were read as amounts)."""
+    script = {"rules": "rws-v5", "shoe": _SHOE, "bets": [bet], "decisions": {"ann": ["stand"]}}
+    with pytest.raises(ScriptError, match=message):
+        play_script(script)
+
+
+def test_an_input_amount_in_other_digits_is_refused() -> None:
+    inputs = [{"op": "bet", "player": "ann", "args": {"box": 1, "amount": "\u0661\u0660"}}]
+    with pytest.raises(ScriptError, match="not a number in digits 0-9"):
+        play_script({"rules": "rws-v5", "shoe": _SHOE, "inputs": inputs})

@@ -284,8 +284,16 @@ def _place_bets(game: Round, bets: object) -> None:
             raise ScriptError(
                 f"bets[{index}]: unknown key {unknown[0]!r}; a bet has: {', '.join(_BET_KEYS)}"
             )
-        if not isinstance(bet.get("player"), str) or not isinstance(bet.get("box"), int):
+        box = bet.get("box")
+        is_box = isinstance(box, int) and not isinstance(box, bool)
+        if not isinstance(bet.get("player"), str) or not is_box:
             raise ScriptError(f'bets[{index}]: needs a "player" name and a "box" number')
+        for key in (MAIN, *SIDE_BET_KEYS):
+            if key in bet and isinstance(bet[key], int):  # a float is refused as such
+                raise ScriptError(
+                    f"bets[{index}].{key}: an amount is exact money written as text, such as "
+                    f'"100", not {bet[key]!r}'
+                )
     # Initial bets first, in the order listed (the first on a box is its seated player),
     # then side bets, which need an initial bet on their box (RWS v5 3.9).
     for keys in ((MAIN,), SIDE_BET_KEYS):
