@@ -167,3 +167,33 @@ def test_legal_actions_are_those_refusal_allows(name: str) -> None:
         assert legal_actions(game.state, box, hand) == expected == game.legal_actions()
         checked += 1
     assert checked > 10
+
+
+def test_a_snapshot_damaged_inside_is_refused_on_restore_not_at_its_next_command() -> None:
+    """A NaN amount, an emptied hand list under the turn: each once restored, then
+    failed untyped at the next command; now the restore refuses it, naming what."""
+    game, commands = _split_round()
+    for command in commands:
+        game.apply(command)
+        if game.awaiting is Awaiting.DECISION:
+            break
+    assert game.awaiting is Awaiting.DECISION
+    saved = game.snapshot()
+    rules = find_rules("rws-v5")
+    Round.restore(copy.deepcopy(saved), rules, None)  # whole, it restores
+
+    nan = copy.deepcopy(saved)
+    nan["bets"][0]["amount"] = "NaN"
+    with pytest.raises(SnapshotError, match="'NaN' is not an amount"):
+        Round.restore(nan, rules, None)
+
+    emptied = copy.deepcopy(saved)
+    box = emptied["cursor"]["box"]
+    emptied["boxes"][box]["hands"] = []
+    with pytest.raises(SnapshotError, match="the hand whose turn it is"):
+        Round.restore(emptied, rules, None)
+
+    renumbered = copy.deepcopy(saved)
+    renumbered["boxes"][box]["hands"][0]["number"] = 7
+    with pytest.raises(SnapshotError, match="holds hands \\[7"):
+        Round.restore(renumbered, rules, None)

@@ -30,6 +30,7 @@ croupier.snapshot.SnapshotError: the snapshot was taken under other rules: ... d
 from __future__ import annotations
 
 import functools
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -186,7 +187,9 @@ def read_snapshot(snapshot: object, rules: Rules, source: CardSource | None) -> 
             f"the snapshot was taken under other rules: {', '.join(differing[:5])} differs"
         )
     try:
-        return _read(snapshot, rules, source)
+        state = _read(snapshot, rules, source)
+        _check_consistent(state)
+        return state
     except SnapshotError:
         raise
     except (KeyError, TypeError, ValueError, InvalidOperation, AttributeError) as error:
@@ -203,8 +206,41 @@ def _cards(texts: list[str]) -> list[Card]:
     return [parse_card(text) for text in texts]
 
 
+# An amount as a snapshot writes it: ASCII digits, a point, a sign for a net loss.
+_AMOUNT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?", re.ASCII)
+
+
 def _decimal(text: str) -> Decimal:
+    if not isinstance(text, str) or _AMOUNT.fullmatch(text) is None:
+        raise SnapshotError(f"damaged round snapshot: {text!r} is not an amount")
     return Decimal(text)
+
+
+def _check_consistent(state: RoundState) -> None:
+    """Refuse a snapshot whose parts do not fit together (a hand list emptied under
+    the cursor, say): it would restore, then fail untyped at its next command."""
+    for box in state.boxes:
+        numbers = [hand.number for hand in box.hands]
+        if numbers != list(range(1, len(numbers) + 1)):
+            raise SnapshotError(
+                f"damaged round snapshot: box {box.number} holds hands {numbers}, not 1 to "
+                f"{len(numbers)}"
+            )
+    cursor = state.cursor
+    if cursor.awaiting is Awaiting.DECISION and not (
+        0 <= cursor.box < len(state.boxes) and 0 <= cursor.hand < len(state.boxes[cursor.box].hands)
+    ):
+        raise SnapshotError(
+            "damaged round snapshot: the hand whose turn it is "
+            f"(box index {cursor.box}, hand index {cursor.hand}) is not in it"
+        )
+    hands = {box.number: len(box.hands) for box in state.boxes}
+    for offer in state.offers:
+        if offer.box not in hands or not 0 <= offer.hand <= hands[offer.box]:
+            raise SnapshotError(
+                f"damaged round snapshot: an offer names box {offer.box} hand {offer.hand}, "
+                "which it does not hold"
+            )
 
 
 def _read_placed(data: dict[str, Any]) -> PlacedBet:
