@@ -567,3 +567,32 @@ def test_rws_v5_5_7_3_bets_cannot_come_back_while_a_split_is_being_followed() ->
     assert_refused(
         game, lambda: game.return_bets("bob", 1), IllegalActionError, "is deciding hand 1"
     )
+
+
+def test_rws_v5_5_7_3_a_standing_player_takes_his_bet_back_while_the_seated_player_decides() -> (
+    None
+):
+    """RWS v5 5.7 gives "all Players on the gaming table" the choice after a dealing
+    error, and 5.9 covers errors "during a Subsequent Deal": a misdealt hit card leaves
+    bob, behind ann's box, the return of his bet, while ann plays her hand on."""
+    game = deal("rws-v5", "10S 6D 2H 5C 10C 10D", ("ann", 1, "100"), ("bob", 1, "50"))
+    game.decline("ann", 1)
+    game.hit()  # the card the dealing error concerns
+    assert game.current_turn == (1, 1)
+    game.return_bets("bob", 1)
+    assert game.seated_player(1) == "ann" and game.current_turn == (1, 1)
+    game.stand(player="ann")
+    assert_money(
+        game,
+        [("bob", 1, 1, "main", "returned", "0"), ("ann", 1, 1, "main", "win", "100")],
+        {"ann": "100", "bob": "0"},
+    )
+
+
+def test_rws_v5_5_7_3_the_seated_player_cannot_leave_the_hand_he_is_deciding() -> None:
+    game = deal("rws-v5", "10S 6D 2H 5C 10C 10D", ("ann", 1, "100"), ("bob", 1, "50"))
+    game.decline("ann", 1)
+    game.hit()
+    assert_refused(
+        game, lambda: game.return_bets("ann", 1), IllegalActionError, "is deciding hand 1"
+    )

@@ -215,8 +215,12 @@ def verify_return_bets(state: RoundState, player: str, box: int) -> Box:
         and cursor.box < len(state.boxes)
         and state.boxes[cursor.box] is placed
         and cursor.hand < len(placed.hands)
+        and (placed.seated == player or cursor.awaiting is not Awaiting.DECISION)
     ):
-        # Its decisions have begun (a hand waits, or a split or double is being followed).
+        # The box's decisions have begun.  A standing player may still take his bet
+        # back while the seated player decides (RWS v5 5.7: "all Players on the gaming
+        # table"; 5.9: errors "during a Subsequent Deal"); the seated player cannot leave
+        # the hand mid-decision, nor anyone a split or double being followed.
         raise IllegalActionError(
             f"cannot return bets: box {box} is deciding hand {placed.hands[cursor.hand].number}; "
             f"answer the dealing error before its decisions (phase={state.phase.value})"
