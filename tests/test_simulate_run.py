@@ -371,3 +371,22 @@ def test_the_plain_kernel_plays_exactly_as_the_general_one(name: str) -> None:
         for one, two in zip(general, fast, strict=True):
             assert np.array_equal(one, two)
         assert general[2][kernel.T_ROUNDS] == 20_000
+
+
+def test_a_first_run_says_it_compiles_and_compiles_once_before_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With an empty cache the kernel is compiled in the parent, once, before the clock
+    starts (the workers then load it), and the command says so on stderr; with the
+    kernel cached nothing is said."""
+    from croupier.simulate import run
+
+    told: list[str] = []
+    monkeypatch.setattr(run, "kernel_cached", lambda game: False)
+    result = run.simulate(find_rules("rws-v5"), rounds=2000, compiling=lambda: told.append("x"))
+    assert told == ["x"] and result.played == 2000
+    said = CliRunner().invoke(cli, ["simulate", "--rounds", "2000", "--workers", "1", "--json"])
+    assert said.exit_code == 0 and "compiling the simulator's kernel (once" in said.stderr
+    monkeypatch.setattr(run, "kernel_cached", lambda game: True)
+    quiet = CliRunner().invoke(cli, ["simulate", "--rounds", "2000", "--workers", "1", "--json"])
+    assert quiet.exit_code == 0 and "compiling" not in quiet.stderr

@@ -273,6 +273,11 @@ def simulate(
             workers=processes,
             progress=lambda done: bar.update(task, completed=done),
             submit=submit,
+            compiling=lambda: bar.console.print(
+                "croupier: compiling the simulator's kernel (once, about a minute; "
+                "not counted in the speed) ...",
+                highlight=False,
+            ),
         )
     except CroupierError as error:
         _fail(str(error))
