@@ -1,10 +1,14 @@
 """Where croupier keeps what it can compute again: one folder a user can write.
 
 >>> import os
+>>> before = os.environ.get("CROUPIER_CACHE_DIR")
 >>> os.environ["CROUPIER_CACHE_DIR"] = "/tmp/croupier-cache"
 >>> cache_dir()
 PosixPath('/tmp/croupier-cache')
->>> del os.environ["CROUPIER_CACHE_DIR"]
+>>> if before is None:
+...     del os.environ["CROUPIER_CACHE_DIR"]
+... else:
+...     os.environ["CROUPIER_CACHE_DIR"] = before
 """
 
 from __future__ import annotations
