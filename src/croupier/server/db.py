@@ -289,8 +289,11 @@ def migrate(engine: sqlalchemy.Engine) -> None:
         if connection.dialect.name == "postgresql":
             # Processes started together migrate one at a time; the others then find
             # the database at the head and do nothing.
+            # A migration is long work between statements (Alembic's own Python): none
+            # of the server's timeouts applies to it.
             connection.exec_driver_sql("SET LOCAL lock_timeout = 0")
             connection.exec_driver_sql("SET LOCAL statement_timeout = 0")
+            connection.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")
             connection.execute(
                 sqlalchemy.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
             )
