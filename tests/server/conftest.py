@@ -121,6 +121,17 @@ def clear(engine: sqlalchemy.Engine) -> None:
                 conn.execute(table.delete())
 
 
+@pytest.fixture
+def postgres_url(postgres: _Postgres) -> Iterator[str]:
+    """A new, migrated PostgreSQL database of the test's own (dropped after it)."""
+    url = postgres.create()
+    engine = db.connect(url)
+    db.migrate(engine)
+    engine.dispose()
+    yield url
+    postgres.drop(url)
+
+
 @pytest.fixture(params=BACKENDS)
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """The URL of an empty, migrated database, on each backend in turn."""

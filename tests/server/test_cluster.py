@@ -18,14 +18,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from websockets.sync.client import connect
 
-from croupier.server import db
 from tests.server.tables import PASSWORD
 from tests.server.test_crash import free_port
 from tests.server.test_failover import assert_the_books_balance, get, listening, post, stop
@@ -43,17 +41,6 @@ id = "online"
 preset = "online-8deck"
 betting_seconds = 600
 """
-
-
-@pytest.fixture
-def postgres_url(postgres: Any) -> Iterator[str]:
-    """A new, migrated PostgreSQL database of its own."""
-    url: str = postgres.create()
-    engine = db.connect(url)
-    db.migrate(engine)
-    engine.dispose()
-    yield url
-    postgres.drop(url)
 
 
 def launch(db_url: str, port: int, tables: Path, share: str) -> subprocess.Popen[bytes]:

@@ -48,15 +48,24 @@ betting_seconds = 600
 """
 
 
-@pytest.fixture
-def postgres_url(postgres: Any) -> Iterator[str]:
-    """A new, migrated PostgreSQL database of its own."""
-    url: str = postgres.create()
-    engine = db.connect(url)
-    db.migrate(engine)
-    engine.dispose()
-    yield url
-    postgres.drop(url)
+def start_sharing(
+    url: str, tables: Path, count: int
+) -> tuple[list[subprocess.Popen[bytes]], list[int]]:
+    """``count`` processes sharing ``tables`` (``--share I/count``): started together."""
+    ports = [free_port() for _ in range(count)]
+    return [launch(url, port, tables, f"{i}/{count}") for i, port in enumerate(ports)], ports
+
+
+def spread_out(processes: list[subprocess.Popen[bytes]], ports: list[int]) -> None:
+    """Wait until every process serves and each runs its share: the first table by the
+    first process, the second by the second, none by a third."""
+    for process, port in zip(processes, ports, strict=True):
+        wait_until_listening(process, port)
+    expected = [{"rws"}, {"online"}, set()][: len(ports)]
+    deadline = time.monotonic() + 20
+    while [runs(port) for port in ports] != expected:
+        assert time.monotonic() < deadline, [runs(port) for port in ports]
+        time.sleep(0.2)
 
 
 class Watch:
@@ -159,16 +168,10 @@ def test_cut_lease_connections_in_a_cluster_leave_each_table_with_one_owner(
     once; each makes a new one and keeps its table, and play goes on."""
     tables = tmp_path / "tables.toml"
     tables.write_text(TABLES)
-    ports = [free_port(), free_port()]
-    processes = [launch(postgres_url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    processes, ports = start_sharing(postgres_url, tables, 2)
     watch: Watch | None = None
     try:
-        for process, port in zip(processes, ports, strict=True):
-            wait_until_listening(process, port)
-        deadline = time.monotonic() + 20
-        while [runs(port) for port in ports] != [{"rws"}, {"online"}]:
-            assert time.monotonic() < deadline, [runs(port) for port in ports]
-            time.sleep(0.2)
+        spread_out(processes, ports)
         watch = Watch(ports)
         base = f"http://127.0.0.1:{ports[1]}"
         token = sign_in(base, "ann")
@@ -296,16 +299,10 @@ def test_a_cluster_survives_a_postgresql_restart(
     url, restart = private_postgres
     tables = tmp_path / "tables.toml"
     tables.write_text(TABLES)
-    ports = [free_port(), free_port()]
-    processes = [launch(url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    processes, ports = start_sharing(url, tables, 2)
     watch: Watch | None = None
     try:
-        for process, port in zip(processes, ports, strict=True):
-            wait_until_listening(process, port)
-        deadline = time.monotonic() + 20
-        while [runs(port) for port in ports] != [{"rws"}, {"online"}]:
-            assert time.monotonic() < deadline, [runs(port) for port in ports]
-            time.sleep(0.2)
+        spread_out(processes, ports)
         watch = Watch(ports)
         base = f"http://127.0.0.1:{ports[1]}"
         token = sign_in(base, "ann")
@@ -423,15 +420,9 @@ def test_the_new_owner_announces_what_its_recovery_did_as_events(
     round lets a watcher on another process ask for anything it missed."""
     tables = tmp_path / "tables.toml"
     tables.write_text(QUICK_TABLES)
-    ports = [free_port(), free_port()]
-    processes = [launch(postgres_url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    processes, ports = start_sharing(postgres_url, tables, 2)
     try:
-        for process, port in zip(processes, ports, strict=True):
-            wait_until_listening(process, port)
-        deadline = time.monotonic() + 20
-        while runs(ports[0]) != {"rws"}:
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+        spread_out(processes, ports)
         base = f"http://127.0.0.1:{ports[1]}"
         token = sign_in(base, "ann")
         with (
@@ -471,15 +462,9 @@ def test_processes_started_together_on_a_fresh_database_all_serve(
     url: str = postgres.create()
     tables = tmp_path / "tables.toml"
     tables.write_text(TABLES)
-    ports = [free_port() for _ in range(3)]
-    processes = [launch(url, port, tables, f"{i}/3") for i, port in enumerate(ports)]
+    processes, ports = start_sharing(url, tables, 3)
     try:
-        for process, port in zip(processes, ports, strict=True):
-            wait_until_listening(process, port)
-        deadline = time.monotonic() + 20
-        while sorted(table for port in ports for table in runs(port)) != ["online", "rws"]:
-            assert time.monotonic() < deadline, [runs(port) for port in ports]
-            time.sleep(0.2)
+        spread_out(processes, ports)
     finally:
         stop(*processes)
         postgres.drop(url)
@@ -501,20 +486,14 @@ def test_a_process_stopped_at_random_moments_never_holds_up_another_processs_tab
 
     tables = tmp_path / "tables.toml"
     tables.write_text(QUICK)
-    ports = [free_port(), free_port()]
-    processes = [launch(postgres_url, port, tables, f"{i}/2") for i, port in enumerate(ports)]
+    processes, ports = start_sharing(postgres_url, tables, 2)
     stop_bots = asyncio.Event()
     online, rws = BotStats(), BotStats()
     loop = asyncio.new_event_loop()
     thread: threading.Thread | None = None
     watch: Watch | None = None
     try:
-        for process, port in zip(processes, ports, strict=True):
-            wait_until_listening(process, port)
-        deadline = time.monotonic() + 20
-        while [runs(port) for port in ports] != [{"rws"}, {"online"}]:
-            assert time.monotonic() < deadline, [runs(port) for port in ports]
-            time.sleep(0.2)
+        spread_out(processes, ports)
         watch = Watch(ports)
         base = f"http://127.0.0.1:{ports[1]}"
 

@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 import sqlalchemy
 
 from croupier.server import db
 from croupier.server.ownership import Ownership, TableLost, TableOwned, fence
-
-
-@pytest.fixture
-def postgres_url(postgres: object) -> Iterator[str]:
-    """A new, migrated PostgreSQL database of its own."""
-    url: str = postgres.create()  # type: ignore[attr-defined]
-    engine = db.connect(url)
-    db.migrate(engine)
-    engine.dispose()
-    yield url
-    postgres.drop(url)  # type: ignore[attr-defined]
 
 
 def write(engine: sqlalchemy.Engine, table: str, epoch: int) -> None:

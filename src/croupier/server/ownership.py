@@ -71,6 +71,15 @@ STALE_SECONDS = 2.0
 LIVENESS = 0x0C40_71E5
 
 
+#: SQL: the owner of the ``table_leases`` row ``l`` holds its liveness lock (PostgreSQL).
+_OWNER_ALIVE = (
+    "EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted"
+    " AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND k.classid = CAST(:liveness AS oid) AND k.objid = CAST(l.owner_key AS oid)"
+    " AND k.objsubid = 2)"
+)
+
+
 class TableOwned(ServerError):
     """Another live process on the same database runs the table."""
 
@@ -161,18 +170,12 @@ class Ownership:
         if self.dialect == "postgresql":
             # An owner whose liveness lock is gone and who missed its renewals is dead
             # (or cut off, and fenced): its tables need not wait for the lease to end.
-            free += (
-                f" OR (renewed_ms < {now} - :stale AND NOT EXISTS ("
-                "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                " AND database = (SELECT oid FROM pg_database"
-                " WHERE datname = current_database())"
-                " AND classid = CAST(:liveness AS oid) AND objid = CAST(owner_key AS oid)"
-                " AND objsubid = 2))"
-            )
+            free += f" OR (renewed_ms < {now} - :stale AND NOT {_OWNER_ALIVE})"
         else:
             free = "1 = 1"  # the file's lock proves no other server lives
+        leases = "table_leases AS l" if self.dialect == "postgresql" else "table_leases"
         return (
-            f"UPDATE table_leases SET epoch = epoch + 1, owner = :owner, owner_key = :key, "
+            f"UPDATE {leases} SET epoch = epoch + 1, owner = :owner, owner_key = :key, "
             f"renewed_ms = {now}, expires_ms = {now} + :lease "
             f"WHERE table_id = :table AND ({free}) RETURNING epoch"
         )
@@ -276,8 +279,9 @@ class Ownership:
             if not rows:
                 return None
             epoch = int(rows[0][0])
+            if not self.held:  # the first lease held: it was renewed just now
+                self._renewed = time.monotonic()
             self.held[table] = epoch
-            self._renewed = time.monotonic() if len(self.held) == 1 else self._renewed
             return epoch
 
     def claim_all(self, tables: Iterable[str]) -> None:
@@ -307,13 +311,7 @@ class Ownership:
         with self._lock:
             rows = self._run(
                 sqlalchemy.text(
-                    "SELECT 1 FROM table_leases l JOIN pg_locks k"
-                    " ON k.locktype = 'advisory' AND k.granted"
-                    " AND k.classid = CAST(:liveness AS oid)"
-                    " AND k.objid = CAST(l.owner_key AS oid) AND k.objsubid = 2"
-                    " AND k.database = (SELECT oid FROM pg_database"
-                    " WHERE datname = current_database())"
-                    " WHERE l.table_id = :table"
+                    f"SELECT 1 FROM table_leases l WHERE l.table_id = :table AND {_OWNER_ALIVE}"
                 ),
                 {"table": table, "liveness": LIVENESS},
             )
@@ -449,12 +447,7 @@ class Ownership:
             rows = self._run(
                 sqlalchemy.text(
                     f"SELECT l.table_id FROM table_leases l WHERE l.owner = ''"
-                    f" OR l.expires_ms < {now} OR NOT EXISTS (SELECT 1 FROM pg_locks k"
-                    " WHERE k.locktype = 'advisory' AND k.granted"
-                    " AND k.classid = CAST(:liveness AS oid)"
-                    " AND k.objid = CAST(l.owner_key AS oid) AND k.objsubid = 2"
-                    " AND k.database = (SELECT oid FROM pg_database"
-                    " WHERE datname = current_database()))"
+                    f" OR l.expires_ms < {now} OR NOT {_OWNER_ALIVE}"
                 ),
                 {"liveness": LIVENESS},
             )
