@@ -684,6 +684,7 @@ def test_the_operator_sees_metrics_health_and_every_money_movement_logged(
             'croupier_actions_total{op="stand",result="illegal",table="online"} 1.0',
             'croupier_actions_total{op="stand",result="ok",table="online"} 1.0',
             'croupier_rounds_total{table="online"} 1.0',
+            'croupier_round_close_seconds_count{table="online"} 1.0',
             'croupier_action_seconds_count{table="online"} 2.0',
             'croupier_http_request_seconds_count{method="POST",route="/api/accounts",'
             'status="201"} 1.0',

@@ -9,7 +9,6 @@ hub's table.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -43,6 +42,7 @@ from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRu
 from croupier.server.schema import users
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
+from croupier.server.wire import BUFFER_BYTES, Wire, encode, text_frame
 
 if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a cluster
     from croupier.server.bus import Bus
@@ -77,16 +77,23 @@ DRAIN_POLL_SECONDS = 0.1
 OUTBOX_MESSAGES = 256
 #: Seconds one message may take to go out before its socket is dropped.
 SEND_SECONDS = 10.0
+#: Seconds between two looks at the sockets' waiting bytes (:meth:`Connection.check`).
+SWEEP_SECONDS = 1.0
 
 
 @dataclass(eq=False)
 class Connection:
     """One WebSocket at a table.
 
-    What the server sends it goes through its own bounded outbox, written by its own
-    task: a client that stops reading costs only itself.  When the outbox is full or a
-    send takes longer than :data:`SEND_SECONDS`, the connection is dropped (its handler
-    is cancelled and the socket closed); nothing ever waits on it.
+    What the server sends it is never waited for: a client that stops reading costs
+    only itself.  With a :class:`~croupier.server.wire.Wire` (uvicorn's default
+    WebSocket protocol), each message is written at once to the socket's transport,
+    framed once for everyone who gets the same bytes; past
+    :data:`~croupier.server.wire.BUFFER_BYTES` waiting, or with nothing gone out for
+    :data:`SEND_SECONDS` (:meth:`check`), the connection is dropped.  Without one, the
+    messages go through a bounded outbox, written through ASGI by a task of the
+    connection's own, and a full outbox or a send longer than :data:`SEND_SECONDS`
+    drops it.  A dropped connection's handler is cancelled and its socket cut off.
     """
 
     socket: WebSocket
@@ -107,15 +114,47 @@ class Connection:
     #: metrics and the log.
     last_op: str = "unknown"
     last_result: str = "ok"
+    #: The socket's transport written directly (``None``: through ASGI, by :attr:`writer`).
+    wire: Wire | None = None
+    #: Since when (the loop's clock) the wire's buffer has held bytes none of which went
+    #: out, and how many had gone out then (:meth:`check`).
+    _stuck_since: float | None = None
+    _sent: int = 0
 
-    def push(self, text: str) -> None:
-        """Queue ``text`` for the client, never waiting; a full outbox drops the client."""
+    def push(self, text: str, frame: bytes | None = None) -> None:
+        """Send ``text`` to the client (``frame``: the same, framed already), never
+        waiting; a client with too much waiting is dropped."""
         if self.dropped is not None:
+            return
+        wire = self.wire
+        if wire is not None:
+            if wire.buffered() > BUFFER_BYTES:
+                self.drop(f"over {BUFFER_BYTES} bytes waiting: the client is not reading")
+                self.cut_off()
+                return
+            wire.write(text_frame(text) if frame is None else frame)
             return
         try:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
+            self.cut_off()
+
+    def check(self, now: float) -> None:
+        """Drop a client with a wire none of whose waiting bytes went out for
+        :data:`SEND_SECONDS` (``now``: the loop's clock; the hub asks every second)."""
+        wire = self.wire
+        if wire is None or self.dropped is not None:
+            return
+        waiting = wire.buffered()
+        if not waiting:
+            self._stuck_since = None
+            return
+        sent = wire.written - waiting
+        if self._stuck_since is None or sent != self._sent:
+            self._stuck_since, self._sent = now, sent
+        elif now - self._stuck_since > SEND_SECONDS:
+            self.drop(f"nothing went out for {SEND_SECONDS:g} s: the client is not reading")
             self.cut_off()
 
     def drop(self, why: str) -> None:
@@ -214,6 +253,7 @@ class Hub:
         self.ownership = ownership
         self._posted: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         if settings.share is None:
             now = settings.clock()
             for config in settings.tables:
@@ -290,7 +330,7 @@ class Hub:
         for connection in list(self.connections[table]):
             user = connection.user
             if user is not None and user.id in balances:
-                connection.push(json.dumps({"type": "balance", "balance": str(balances[user.id])}))
+                connection.push(encode({"type": "balance", "balance": str(balances[user.id])}))
 
     async def announce(
         self, table: str, outcome: Outcome | None, balances: Mapping[int, Decimal]
@@ -298,6 +338,8 @@ class Hub:
         """Broadcast ``outcome`` and send the ``balances`` to their owners at ``table``."""
         if outcome is not None and outcome.over:
             self.metrics.rounds.labels(table=table).inc()
+            if outcome.close_seconds is not None:
+                self.metrics.round_close_seconds.labels(table=table).observe(outcome.close_seconds)
         await self.broadcast(table, outcome)
         if balances:
             self.push_balances(table, balances)
@@ -317,6 +359,8 @@ class Hub:
         for actor in self.actors.values():
             actor.start()
         self._loop = asyncio.get_running_loop()
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = self._loop.create_task(self._sweep())
         if share is not None:
             from croupier.server.bus import Bus
 
@@ -338,8 +382,22 @@ class Hub:
         )
         self.claims.start()
 
+    async def _sweep(self) -> None:
+        """Every second, drop the clients none of whose waiting bytes went out for
+        :data:`SEND_SECONDS` (:meth:`Connection.check`)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            now = loop.time()
+            for connections in self.connections.values():
+                for connection in list(connections):
+                    connection.check(now)
+
     async def stop(self) -> None:
         """Stop every table's actor (and, in a cluster, leave it); let the tables go."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         if self.claims is not None:
             await self.claims.stop()
         await self._stop_all()
@@ -733,7 +791,7 @@ class Hub:
         return self._limiters.setdefault(connection.user.id, RateLimiter())
 
     async def send(self, connection: Connection, message: dict[str, Any]) -> None:
-        await self.send_text(connection, json.dumps(message))
+        await self.send_text(connection, encode(message))
 
     async def send_text(self, connection: Connection, text: str) -> None:
         # Queued, never awaited: a slow client never holds up a table.
@@ -764,7 +822,7 @@ class Hub:
         def texts(dealer: bool, name: str | None) -> list[str | None]:
             events = None
             if outcome is not None and outcome.events:
-                events = json.dumps(
+                events = encode(
                     {
                         "type": "events",
                         "round": runtime.round_id,
@@ -773,7 +831,7 @@ class Hub:
                     }
                 )
             view = runtime.personal_view(public, name, dealer=dealer)
-            state = json.dumps({"type": "state", "state": view})
+            state = encode({"type": "state", "state": view})
             return [events, state]
 
         here = [c.user for c in self.connections[table] if c.user is not None]
@@ -791,17 +849,24 @@ class Hub:
     def _fan_out(self, table: str, body: Mapping[str, Any]) -> None:
         """Pass what ``table`` announced to each connection here, as it may see it."""
         acting = body["acting"]
+        framed: dict[str, list[tuple[str, bytes]]] = {}
+
+        def frames(audience: str) -> list[tuple[str, bytes]]:
+            # Each audience's messages framed once, for all of its sockets.
+            if audience not in framed:
+                framed[audience] = [(text, text_frame(text)) for text in body[audience] if text]
+            return framed[audience]
+
         for connection in list(self.connections[table]):
             user = connection.user
             if user is not None and user.name == acting and "mine" in body:
-                events, state = body["mine"]
+                audience = "mine"
             elif user is not None and user.role.is_staff and "dealer" in body:
-                events, state = body["dealer"]
+                audience = "dealer"
             else:
-                events, state = body["public"]
-            if events is not None:
-                connection.push(events)
-            connection.push(state)
+                audience = "public"
+            for text, frame in frames(audience):
+                connection.push(text, frame)
 
     async def _heard(self, table: str, body: dict[str, Any]) -> None:
         """What another process's table announced: to the connections here."""

@@ -50,6 +50,13 @@ class Metrics:
             buckets=_SECONDS,
             registry=registry,
         )
+        self.round_close_seconds = Histogram(
+            "croupier_round_close_seconds",
+            "The transaction that settles or voids a round, every player's money in it.",
+            ["table"],
+            registry=self.registry,
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+        )
         self.rounds = Counter(
             "croupier_rounds",
             "Rounds that ended (settled or void), by table.",

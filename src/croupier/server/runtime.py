@@ -20,6 +20,7 @@ The runtime reads no clock of its own: every call that depends on time takes ``n
 from __future__ import annotations
 
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -336,6 +337,9 @@ class Outcome:
     #: The place of the first of ``events`` in the round's events: a client that has
     #: fewer knows it missed some, and asks for them (``events_since``).
     first: int = 0
+    #: Seconds the transaction that closed the round took, every player's money in it
+    #: (``None``: the round is not over).
+    close_seconds: float | None = None
 
 
 class TableRuntime:
@@ -391,6 +395,8 @@ class TableRuntime:
         self.draining = False
         # (round, user) joined to a round's books by this process (see _store).
         self._joined: set[tuple[str, int]] = set()
+        #: Seconds the last input's transaction took (:attr:`Outcome.close_seconds`).
+        self._close_seconds = 0.0
         # Finished rounds' public events by round id (read back for the table's log).
         self._logged: dict[str, dict[str, Any]] = {}
         self.round: Round
@@ -542,7 +548,14 @@ class TableRuntime:
         over = self.round.phase in _OVER
         self._on_table = None if over else staked
         self._set_deadline(now)
-        return Outcome(events, over, len(inputs), balances=read, first=start)
+        return Outcome(
+            events,
+            over,
+            len(inputs),
+            balances=read,
+            first=start,
+            close_seconds=self._close_seconds if over else None,
+        )
 
     def _check_box(self, player: str, box: int, bet: str) -> None:
         """A reserved box takes a first initial bet only from the player who took it."""
@@ -581,6 +594,7 @@ class TableRuntime:
         ids.update((name, self.users(name)) for name in self._on_table or {})
         # The players this input joins to the round (known once it is written).
         joined: set[tuple[str, int]] = set()
+        started = time.perf_counter()
         with self.engine.begin() as conn:
             if self.epoch is not None:
                 # First: nothing is written once another process has claimed the table.
@@ -662,6 +676,7 @@ class TableRuntime:
                 read.update(ledger.balances(conn, users))
         # Committed: these players are in the round's books (asked again after a restart).
         self._joined = set() if over else self._joined | joined
+        self._close_seconds = time.perf_counter() - started
         return staked
 
     # -- clocks ---------------------------------------------------------------------------------

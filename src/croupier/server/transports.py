@@ -6,7 +6,8 @@ go out: to a client that stopped reading, they never do, and the connection kept
 file descriptor and over a megabyte of kernel buffer until TCP gave up.  A dropped
 client's transport is aborted instead.  ASGI does not hand the transport to the
 application; uvicorn's ``send`` is a method of its protocol object, which holds it, so
-this middleware, outermost, keeps it in the connection's scope.
+this middleware, outermost, keeps it in the connection's scope, with the protocol
+itself (:mod:`croupier.server.wire` writes a table's frames around ASGI through it).
 
 >>> class Protocol:
 ...     transport = "the transport"
@@ -14,6 +15,8 @@ this middleware, outermost, keeps it in the connection's scope.
 >>> transport_of({"croupier.transport": Protocol().transport})
 'the transport'
 >>> transport_of({}) is None
+True
+>>> protocol_of({}) is None
 True
 """
 
@@ -23,14 +26,20 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["KeepTransport", "transport_of"]
+__all__ = ["KeepTransport", "protocol_of", "transport_of"]
 
 _KEY = "croupier.transport"
+_PROTOCOL = "croupier.protocol"
 
 
 def transport_of(scope: Any) -> Any:
     """The network transport a socket's scope was given (``None`` if unknown)."""
     return scope.get(_KEY)
+
+
+def protocol_of(scope: Any) -> Any:
+    """The server's protocol object behind a socket's scope (``None`` if unknown)."""
+    return scope.get(_PROTOCOL)
 
 
 class KeepTransport:
@@ -46,4 +55,5 @@ class KeepTransport:
             transport = getattr(protocol, "transport", None)
             if transport is not None and hasattr(transport, "abort"):
                 scope[_KEY] = transport
+                scope[_PROTOCOL] = protocol
         await self.app(scope, receive, send)

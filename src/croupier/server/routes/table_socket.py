@@ -34,7 +34,8 @@ from croupier.server.protocol import (
     parse_message,
 )
 from croupier.server.runtime import DEALER_OPS, PLAYER_OPS, ActionRefused
-from croupier.server.transports import transport_of
+from croupier.server.transports import protocol_of, transport_of
+from croupier.server.wire import encode, wire_of
 
 __all__ = ["router"]
 
@@ -56,7 +57,7 @@ async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
     await socket.accept()
     if table not in hub.configs:
         await socket.send_text(
-            json.dumps({"type": "error", "code": "no_table", "message": f"no table {table!r}"})
+            encode({"type": "error", "code": "no_table", "message": f"no table {table!r}"})
         )
         await socket.close(code=4404)
         return
@@ -65,7 +66,7 @@ async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
     if hub.addresses[address] >= most:
         message = f"at most {most} table connections from one address"
         body = {"type": "error", "code": "too_many_connections", "message": message}
-        await socket.send_text(json.dumps(body))
+        await socket.send_text(encode(body))
         await socket.close(code=1008)
         return
     hub.addresses[address] += 1
@@ -78,13 +79,19 @@ async def table_socket(socket: WebSocket, table: str, hub: TableHub) -> None:
 
 
 async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
+    transport = transport_of(socket.scope)
     connection = Connection(
-        socket, table, handler=asyncio.current_task(), transport=transport_of(socket.scope)
+        socket,
+        table,
+        handler=asyncio.current_task(),
+        transport=transport,
+        wire=wire_of(protocol_of(socket.scope), transport),
     )
-    connection.writer = asyncio.create_task(connection.write())
-    # Held until it ends: a writer cancelled with its socket must not be collected
-    # while it is still finishing.
-    hub.keep(connection.writer)
+    if connection.wire is None:  # written through ASGI, by a task of its own
+        connection.writer = asyncio.create_task(connection.write())
+        # Held until it ends: a writer cancelled with its socket must not be collected
+        # while it is still finishing.
+        hub.keep(connection.writer)
     hub.connections[table].add(connection)
     try:
         view = await hub.call(table, "view", {"viewer": None, "dealer": False})
@@ -109,7 +116,7 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
     except TableUnavailable as problem:  # the table is moving: the client comes back
         with contextlib.suppress(Exception):
             await socket.send_text(
-                json.dumps({"type": "error", "code": "unavailable", "message": str(problem)})
+                encode({"type": "error", "code": "unavailable", "message": str(problem)})
             )
             await socket.close(code=1013)
     except asyncio.CancelledError:
@@ -120,7 +127,8 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
         if task is not None:
             task.uncancel()
     finally:
-        connection.writer.cancel()
+        if connection.writer is not None:
+            connection.writer.cancel()
         hub.connections[table].discard(connection)
         user = connection.user
         if user is not None and not any(
@@ -235,7 +243,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
         if isinstance(message, ConfirmBets):
 
             def confirmed(total: Any) -> None:
-                connection.push(json.dumps({"type": "bets_confirmed", "total": total}))
+                connection.push(encode({"type": "bets_confirmed", "total": total}))
 
             await hub.call(
                 table, "confirm_bets", {"player": user.name, "now": now}, first=confirmed
@@ -264,7 +272,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
             }
             if key is not None:
                 body["key"] = key
-            connection.push(json.dumps(body))
+            connection.push(encode(body))
 
         args = {"op": op, "player": player, "args": message.arguments(), "now": now}
         result = await hub.call(table, "apply", {**args, "key": key, "user": user.id}, first=ack)
