@@ -269,3 +269,30 @@ def test_unknown_tokens_and_naive_times_are_refused(engine: sqlalchemy.Engine) -
     with pytest.raises(ValueError, match="no time zone"):
         sign_in(engine, PASSWORD, datetime(2025, 3, 1, 20, 0))
     assert issubclass(SessionExpired, AuthError)
+
+
+def test_processes_on_one_database_share_an_addresss_login_budget(
+    db_url: str, engine: sqlalchemy.Engine
+) -> None:
+    """Two processes (two engines on one database): failures counted by either use up
+    the address's one burst; an address whose bucket is full again is forgotten."""
+    from croupier.server import db
+    from croupier.server.schema import login_throttle
+
+    other = db.connect(db_url)
+    try:
+        here = accounts.AddressThrottle(engine, burst=4, every=10.0)
+        there = accounts.AddressThrottle(other, burst=4, every=10.0)
+        for throttle in (here, there, here):
+            throttle.failed("203.0.113.7", 0.0)
+        assert here.allows("203.0.113.7", 0.0) and there.allows("203.0.113.7", 0.0)
+        there.failed("203.0.113.7", 0.0)
+        assert not here.allows("203.0.113.7", 0.0) and not there.allows("203.0.113.7", 0.0)
+        assert here.allows("203.0.113.8", 0.0)  # another address: its own budget
+        assert there.allows("203.0.113.7", 10.0)  # one failure's room, ten seconds on
+        here.failed("198.51.100.1", 40.0)  # the first address's bucket is full by then
+        with engine.connect() as conn:
+            kept = conn.execute(select(login_throttle.c.address)).scalars().all()
+        assert kept == ["198.51.100.1"]
+    finally:
+        other.dispose()

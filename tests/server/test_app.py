@@ -904,6 +904,20 @@ def test_a_throttled_address_is_refused_without_a_password_hash(
         assert throttled.status_code == 401 and throttled.json() == failures[0].json()
 
 
+def test_a_throttled_address_stays_throttled_after_a_restart(db_url: str, clock: Clock) -> None:
+    """The address's failed logins are kept in the database: a restarted server (or
+    another process on the same database) refuses the address as the first one did."""
+    with server(db_url, clock) as client:
+        sign_up(client, "ann")
+        for n in range(20):  # the address's burst
+            client.post("/api/sessions", json={"name": "ann", "password": f"wrong-{n:04}"})
+    with server(db_url, clock) as client:
+        throttled = client.post("/api/sessions", json={"name": "ann", "password": PASSWORD})
+        assert throttled.status_code == 401
+        clock.now += 3  # one failure's room again
+        assert client.post("/api/sessions", json={"name": "ann", "password": PASSWORD}).is_success
+
+
 def test_one_address_holds_a_bounded_number_of_table_sockets(db_url: str, clock: Clock) -> None:
     """Each socket has its own rate limit, so their number from one address is bounded
     (200 anonymous sockets once made 8,000 pongs in 3 s); one closed frees its place."""

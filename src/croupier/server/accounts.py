@@ -46,7 +46,7 @@ from croupier.server.errors import (
     SessionExpired,
 )
 from croupier.server.roles import Role
-from croupier.server.schema import ROLES, sessions, users
+from croupier.server.schema import ROLES, login_throttle, sessions, users
 
 __all__ = [
     "FREE_FAILURES",
@@ -357,31 +357,69 @@ class AddressThrottle:
     """Failed logins per client address: a burst of ``burst``, then one per ``every``
     seconds.  It knows nothing of names, so it can only slow its own address down.
 
-    >>> throttle = AddressThrottle(burst=2, every=10.0)
+    Kept in the database (``login_throttle``): every process of a cluster counts
+    against the same budget, and a restart clears nothing.
+
+    >>> from croupier.server.db import connect, migrate
+    >>> engine = connect("sqlite://"); migrate(engine)
+    >>> throttle = AddressThrottle(engine, burst=2, every=10.0)
     >>> throttle.failed("10.0.0.1", 0.0); throttle.failed("10.0.0.1", 0.0)
     >>> throttle.allows("10.0.0.1", 1.0), throttle.allows("10.0.0.2", 1.0)
     (False, True)
-    >>> throttle.allows("10.0.0.1", 10.0)
+    >>> AddressThrottle(engine, burst=2, every=10.0).allows("10.0.0.1", 10.0)
     True
     """
 
-    def __init__(self, *, burst: int = 20, every: float = 3.0) -> None:
+    def __init__(self, engine: sqlalchemy.Engine, *, burst: int = 20, every: float = 3.0) -> None:
+        self.engine = engine
         self.burst = burst
         self.every = every
-        # Per address: the time at which its bucket is full again.
-        self._full_at: dict[str, float] = {}
 
     def allows(self, address: str, now: float) -> bool:
         """Whether ``address`` may try a login now (one failure's room is left)."""
-        full_at = self._full_at.get(address)
-        return full_at is None or full_at - now <= (self.burst - 1) * self.every
+        with self.engine.connect() as conn:
+            full_ms = conn.execute(
+                select(login_throttle.c.full_ms).where(login_throttle.c.address == address)
+            ).scalar_one_or_none()
+        return full_ms is None or full_ms - _ms(now) <= (self.burst - 1) * _ms(self.every)
 
     def failed(self, address: str, now: float) -> None:
-        """Count a failed login from ``address``."""
-        full_at = max(self._full_at.get(address, now), now)
-        self._full_at[address] = full_at + self.every
-        if len(self._full_at) > 10_000:  # forget the addresses whose buckets are full
-            self._full_at = {key: at for key, at in self._full_at.items() if at > now}
+        """Count a failed login from ``address`` (and forget the addresses whose
+        buckets are full again)."""
+        now_ms, every_ms = _ms(now), _ms(self.every)
+        column = login_throttle.c.full_ms
+        with self.engine.begin() as conn:
+            moved = conn.execute(
+                update(login_throttle)
+                .where(login_throttle.c.address == address)
+                .values(full_ms=sqlalchemy.case((column > now_ms, column), else_=now_ms) + every_ms)
+            ).rowcount
+            if not moved:
+                conn.execute(delete(login_throttle).where(column <= now_ms))
+                inserted = _insert_if_absent(conn, address, now_ms + every_ms)
+                if not inserted:  # another process counted this address meanwhile
+                    conn.execute(
+                        update(login_throttle)
+                        .where(login_throttle.c.address == address)
+                        .values(full_ms=column + every_ms)
+                    )
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def _insert_if_absent(conn: sqlalchemy.Connection, address: str, full_ms: int) -> bool:
+    """Insert ``address``'s row unless one is there (both databases say ``ON CONFLICT DO
+    NOTHING``); whether it was inserted."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    values = {"address": address, "full_ms": full_ms}
+    if conn.dialect.name == "postgresql":
+        statement: Any = postgresql.insert(login_throttle).values(values)
+    else:
+        statement = sqlite.insert(login_throttle).values(values)
+    return bool(conn.execute(statement.on_conflict_do_nothing()).rowcount)
 
 
 def authenticate(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> User:

@@ -99,7 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ownership = ownership
     app.state.hub = hub
     app.state.figures = RtpCache(settings.cache_dir)
-    app.state.throttle = AddressThrottle()
+    app.state.throttle = AddressThrottle(engine)
     ledger.log_movements(engine)
     # The page and the API's answers go out compressed to a browser that takes gzip.
     app.add_middleware(GZipMiddleware, minimum_size=500)

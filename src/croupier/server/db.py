@@ -269,7 +269,7 @@ def head_revision() -> str:
     """The newest migration revision shipped with this package.
 
     >>> head_revision()
-    '0004'
+    '0005'
     """
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:

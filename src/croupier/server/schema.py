@@ -5,8 +5,8 @@ checks that a migrated database reflects back to this metadata.  Money columns h
 integers of minor units (see :data:`croupier.server.ledger.UNIT`).
 
 >>> sorted(metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
-['accounts', 'legs', 'play_sessions', 'player_limits', 'round_inputs', 'round_players',
- 'rounds', 'sessions', 'table_leases', 'transactions', 'users']
+['accounts', 'legs', 'login_throttle', 'play_sessions', 'player_limits', 'round_inputs',
+ 'round_players', 'rounds', 'sessions', 'table_leases', 'transactions', 'users']
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ __all__ = [
     "UTCDateTime",
     "accounts",
     "legs",
+    "login_throttle",
     "metadata",
     "play_sessions",
     "player_limits",
@@ -260,4 +261,15 @@ table_leases = Table(
     Column("owner_key", Integer, nullable=False, server_default="0"),
     Column("renewed_ms", BigInteger, nullable=False, server_default="0"),
     Column("expires_ms", BigInteger, nullable=False, server_default="0"),
+)
+
+#: Failed logins by client address (:class:`~croupier.server.accounts.AddressThrottle`):
+#: the time at which the address's bucket is full again (milliseconds since the epoch,
+#: the server's clock).  In the database, so that every process of a cluster counts
+#: against one budget and a restart forgets nothing.
+login_throttle = Table(
+    "login_throttle",
+    metadata,
+    Column("address", String(64), primary_key=True),
+    Column("full_ms", BigInteger, nullable=False, index=True),
 )
