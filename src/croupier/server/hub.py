@@ -191,7 +191,8 @@ class Connection:
                 self.drop(f"a message took over {SEND_SECONDS:g} s to send")
                 self.cut_off()
                 return
-            except Exception:  # the socket is closing: its handler cleans up
+            except Exception as problem:  # the socket is closing: its handler cleans up
+                _log.info("table %s: a message was not sent: %r", self.table, problem)
                 return
 
 
