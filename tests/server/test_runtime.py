@@ -13,7 +13,7 @@ from croupier.round import Phase
 from croupier.server import rounds_store
 from croupier.server.errors import InsufficientFunds
 from croupier.server.runtime import ActionRefused, TableRuntime
-from tests.server.tables import balance, books, make_users, table
+from tests.server.tables import balance, books, make_crowd, make_users, table
 
 #: ann's 10 and 7 against the dealer's 6, who draws 9 and K and busts (RWS v5, no hole card).
 RWS_CARDS = "10S 6D 7H 9C KD"
@@ -474,3 +474,45 @@ def test_the_tables_log_is_read_back_after_a_restart(engine: sqlalchemy.Engine) 
     assert "technical_interruption" in voided and "round_voided" in voided
     assert balance(engine, ids["ann"]) == Decimal("1025.00")
     assert [entry["number"] for entry in back.log(1)] == [2, 3]
+
+
+def test_rws_v5_1_26_a_thousand_betting_behind_settle_in_one_transaction(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 1.26 lets players bet behind a box; a live table lets any number do so.
+    Seven seated players and 1,000 behind them (more accounts than one statement compares,
+    which SQLite once refused at settlement: "Expression tree is too large"): every bet
+    is taken, the round settles in one transaction, each player gets what his box won
+    and the books balance."""
+    from croupier.cards import hand_total
+
+    seated = [f"seat{box}" for box in range(1, 8)]
+    behind = [f"back{n:04d}" for n in range(1000)]
+    ids = make_crowd(engine, *seated, *behind)
+    runtime = table(engine, ids, "rws-v5")
+    now = 1.0
+    for box, name in enumerate(seated, start=1):
+        runtime.apply("bet", name, {"box": box, "amount": "25"}, now=now)
+    for n, name in enumerate(behind):
+        runtime.apply("bet", name, {"box": n % 7 + 1, "amount": "25"}, now=now)
+    runtime.tick(now=now + runtime.config.betting_seconds)  # no more bets
+    outcome = None
+    while runtime.round.phase not in (Phase.SETTLED, Phase.VOID):
+        game = runtime.round
+        now += 1
+        if game.offers:
+            offer = game.offers[0]
+            args = {"box": offer.box, "kind": offer.kind.value}
+            outcome = runtime.apply("decline", offer.player, args, now=now)
+        else:
+            assert game.current_turn is not None
+            box, hand = game.current_turn
+            total = hand_total(game.boxes[box - 1].hands[hand - 1].cards).total
+            outcome = runtime.apply("hit" if total < 17 else "stand", seated[box - 1], {}, now=now)
+    assert outcome is not None and outcome.over and outcome.close_seconds is not None
+    results = runtime.round.results
+    assert {result.player for result in results} == {*seated, *behind}
+    for result in results:
+        expected = Decimal("1000.00") + result.net
+        assert balance(engine, ids[result.player]) == expected, result.player
+    assert books(engine) == []

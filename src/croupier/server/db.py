@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +29,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 
 __all__ = [
+    "ANY_OF_MOST",
     "DEFAULT_URL",
     "IDLE_IN_TRANSACTION_SECONDS",
     "LOCK_SECONDS",
@@ -40,6 +41,7 @@ __all__ = [
     "connect",
     "current_revision",
     "head_revision",
+    "in_chunks",
     "insert_ignoring",
     "insert_ignoring_for",
     "migrate",
@@ -205,6 +207,13 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
     return engine
 
 
+#: The most values one statement compares a column with (:func:`any_of`, and the
+#: ledger's statements built per count of accounts): SQLite refuses an expression over
+#: 1,000 deep, and a round with a thousand players betting behind touches more
+#: accounts than that.  Longer lists go :func:`in_chunks`.
+ANY_OF_MOST = 100
+
+
 def any_of(
     column: sqlalchemy.ColumnElement[_T], values: Iterable[_T]
 ) -> sqlalchemy.ColumnElement[bool]:
@@ -212,12 +221,32 @@ def any_of(
 
     A statement with it is compiled once for each count of values and then cached,
     where an expanding ``IN`` is rendered again at every execution (a hot path's cost).
+    At most :data:`ANY_OF_MOST` values: split a longer list with :func:`in_chunks`.
 
     >>> from croupier.server.schema import accounts
     >>> print(any_of(accounts.c.id, [1, 2]))
     accounts.id = :id_1 OR accounts.id = :id_2
     """
+    values = list(values)
+    if len(values) > ANY_OF_MOST:
+        raise ValueError(f"{len(values)} values: at most {ANY_OF_MOST} in one statement")
     return sqlalchemy.or_(*(column == value for value in values))
+
+
+def in_chunks(values: Iterable[_T], size: int = ANY_OF_MOST) -> Iterator[list[_T]]:
+    """``values`` in order, ``size`` at a time.
+
+    >>> list(in_chunks(range(5), 2))
+    [[0, 1], [2, 3], [4]]
+    """
+    chunk: list[_T] = []
+    for value in values:
+        chunk.append(value)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def insert_ignoring(

@@ -40,7 +40,14 @@ from decimal import Decimal
 import sqlalchemy
 from sqlalchemy import bindparam, exists, func, insert, select, update
 
-from croupier.server.db import any_of, insert_ignoring, insert_ignoring_for, utcnow
+from croupier.server.db import (
+    ANY_OF_MOST,
+    any_of,
+    in_chunks,
+    insert_ignoring,
+    insert_ignoring_for,
+    utcnow,
+)
 from croupier.server.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -202,11 +209,13 @@ def balances(conn: sqlalchemy.Connection, user_ids: Iterable[int]) -> dict[int, 
     wanted = sorted(set(user_ids))
     if not wanted:
         return {}
-    rows = conn.execute(
-        _balances_statement(len(wanted)),
-        {f"owner{index}": str(user) for index, user in enumerate(wanted)},
-    )
-    found = {int(row.owner): int(row.balance) for row in rows}
+    found: dict[int, int] = {}
+    for chunk in in_chunks(wanted):
+        rows = conn.execute(
+            _balances_statement(len(chunk)),
+            {f"owner{index}": str(user) for index, user in enumerate(chunk)},
+        )
+        found.update((int(row.owner), int(row.balance)) for row in rows)
     return {user: from_units(found.get(user, 0)) for user in wanted}
 
 
@@ -251,13 +260,16 @@ def _lock(conn: sqlalchemy.Connection, account_ids: Iterable[int]) -> dict[int, 
     PostgreSQL takes row locks; SQLite ignores ``FOR UPDATE``, its ``BEGIN IMMEDIATE``
     already serializes writers.
     """
-    rows = conn.execute(
-        select(accounts.c.id, accounts.c.balance)
-        .where(any_of(accounts.c.id, sorted(set(account_ids))))
-        .order_by(accounts.c.id)
-        .with_for_update()
-    )
-    return {row.id: row.balance for row in rows}
+    locked: dict[int, int] = {}
+    for chunk in in_chunks(sorted(set(account_ids))):  # in id order across the chunks too
+        rows = conn.execute(
+            select(accounts.c.id, accounts.c.balance)
+            .where(any_of(accounts.c.id, chunk))
+            .order_by(accounts.c.id)
+            .with_for_update()
+        )
+        locked.update((row.id, row.balance) for row in rows)
+    return locked
 
 
 # The statements of every stake, built once (per count of accounts where it varies):
@@ -278,24 +290,31 @@ _KEY_OR_CLOSING = (
 )
 
 
+def _owned(count: int) -> sqlalchemy.ColumnElement[bool]:
+    return sqlalchemy.or_(
+        *(
+            sqlalchemy.and_(
+                accounts.c.kind == bindparam(f"kind{index}"),
+                accounts.c.owner == bindparam(f"owner{index}"),
+            )
+            for index in range(count)
+        )
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def _lock_owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str, int]]:
     return (
         select(accounts.c.id, accounts.c.kind, accounts.c.owner, accounts.c.balance)
-        .where(
-            sqlalchemy.or_(
-                *(
-                    sqlalchemy.and_(
-                        accounts.c.kind == bindparam(f"kind{index}"),
-                        accounts.c.owner == bindparam(f"owner{index}"),
-                    )
-                    for index in range(count)
-                )
-            )
-        )
+        .where(_owned(count))
         .order_by(accounts.c.id)
         .with_for_update()
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str]]:
+    return select(accounts.c.id, accounts.c.kind, accounts.c.owner).where(_owned(count))
 
 
 @functools.lru_cache(maxsize=64)
@@ -350,11 +369,31 @@ def _lock_owned(
     """Find and lock the accounts of these (kind, owner) pairs in one query, in id order
     as :func:`_lock` does; each found one's (id, balance)."""
     owners = list(owners)
+    if len(owners) > ANY_OF_MOST:
+        # Too many for one statement: their ids first, then locked in id order, so
+        # that no two writers lock them in different orders (and deadlock).
+        ids = _account_ids(conn, owners)
+        balances = _lock(conn, ids.values())
+        return {owner: (found, balances[found]) for owner, found in ids.items()}
     parameters = {}
     for index, (kind, owner) in enumerate(owners):
         parameters[f"kind{index}"], parameters[f"owner{index}"] = kind, owner
     rows = conn.execute(_lock_owned_statement(len(owners)), parameters)
     return {(row.kind, row.owner): (row.id, row.balance) for row in rows}
+
+
+def _account_ids(
+    conn: sqlalchemy.Connection, owners: list[tuple[str, str]]
+) -> dict[tuple[str, str], int]:
+    """The ids of the accounts of these (kind, owner) pairs that exist (not locked)."""
+    found: dict[tuple[str, str], int] = {}
+    for chunk in in_chunks(owners):
+        parameters = {}
+        for index, (kind, owner) in enumerate(chunk):
+            parameters[f"kind{index}"], parameters[f"owner{index}"] = kind, owner
+        rows = conn.execute(_owned_statement(len(chunk)), parameters)
+        found.update(((row.kind, row.owner), row.id) for row in rows)
+    return found
 
 
 def _existing_or_closing(
@@ -418,12 +457,12 @@ def _record(
                 for account, amount in moves
             ],
         )
-    if moves:
-        # Every cached balance in one statement.
+    # Every cached balance in one statement (a hundred at a time).
+    for chunk in in_chunks(moves):
         parameters = {}
-        for index, (account, amount) in enumerate(moves):
+        for index, (account, amount) in enumerate(chunk):
             parameters[f"account{index}"], parameters[f"amount{index}"] = account, amount
-        conn.execute(_move_statement(len(moves)), parameters)
+        conn.execute(_move_statement(len(chunk)), parameters)
     _note_movement(
         conn,
         {

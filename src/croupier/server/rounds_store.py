@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy import bindparam, select, update
 
-from croupier.server.db import any_of, insert_ignoring_for, utcnow
+from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
 from croupier.server.schema import ROUND_STATUSES, round_inputs, round_players, rounds, users
@@ -394,13 +394,16 @@ def finish_round_players(
     if not balances_after:
         return
     units = {user: _balance_units(after, "balance after") for user, after in balances_after.items()}
-    result = conn.execute(
-        update(round_players)
-        .where(round_players.c.round_id == round_id, any_of(round_players.c.user_id, units))
-        .values(balance_after=sqlalchemy.case(units, value=round_players.c.user_id)),
-        execution_options=_ROWCOUNT,
-    )
-    if result.rowcount != len(units):
+    written = 0
+    for chunk in in_chunks(sorted(units)):
+        these = {user: units[user] for user in chunk}
+        written += conn.execute(
+            update(round_players)
+            .where(round_players.c.round_id == round_id, any_of(round_players.c.user_id, these))
+            .values(balance_after=sqlalchemy.case(these, value=round_players.c.user_id)),
+            execution_options=_ROWCOUNT,
+        ).rowcount
+    if written != len(units):
         joined = {
             user
             for (user,) in conn.execute(
