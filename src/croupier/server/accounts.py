@@ -396,8 +396,10 @@ class AddressThrottle:
             ).rowcount
             if not moved:
                 conn.execute(delete(login_throttle).where(column <= now_ms))
-                inserted = _insert_if_absent(conn, address, now_ms + every_ms)
-                if not inserted:  # another process counted this address meanwhile
+                values = {"address": address, "full_ms": now_ms + every_ms}
+                statement = insert_ignoring(conn, login_throttle, ["address"]).values(values)
+                # No row written: another process counted this address meanwhile.
+                if not conn.execute(statement).rowcount:
                     conn.execute(
                         update(login_throttle)
                         .where(login_throttle.c.address == address)
@@ -407,19 +409,6 @@ class AddressThrottle:
 
 def _ms(seconds: float) -> int:
     return round(seconds * 1000)
-
-
-def _insert_if_absent(conn: sqlalchemy.Connection, address: str, full_ms: int) -> bool:
-    """Insert ``address``'s row unless one is there (both databases say ``ON CONFLICT DO
-    NOTHING``); whether it was inserted."""
-    from sqlalchemy.dialects import postgresql, sqlite
-
-    values = {"address": address, "full_ms": full_ms}
-    if conn.dialect.name == "postgresql":
-        statement: Any = postgresql.insert(login_throttle).values(values)
-    else:
-        statement = sqlite.insert(login_throttle).values(values)
-    return bool(conn.execute(statement.on_conflict_do_nothing()).rowcount)
 
 
 def authenticate(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> User:
