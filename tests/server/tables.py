@@ -9,7 +9,8 @@ import sqlalchemy
 
 from croupier.presets import find_rules
 from croupier.server import accounts, ledger
-from croupier.server.runtime import ServerShoe, TableConfig, TableRuntime
+from croupier.server.runtime import TableConfig, TableRuntime
+from croupier.server.shoes import ServerShoe
 
 PASSWORD = "correct horse battery"
 

@@ -28,7 +28,8 @@ from croupier.server.hub import OUTBOX_MESSAGES, Connection
 from croupier.server.metrics import LOGGERS, log_json_lines
 from croupier.server.ownership import TableOwned
 from croupier.server.protocol import read_server_message
-from croupier.server.runtime import ServerShoe, TableConfig
+from croupier.server.runtime import TableConfig
+from croupier.server.shoes import ServerShoe
 from tests.server.tables import PASSWORD
 
 

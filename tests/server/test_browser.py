@@ -33,8 +33,9 @@ import uvicorn
 
 from croupier.server import accounts, db, ledger
 from croupier.server.app import Settings, create_app
-from croupier.server.runtime import ServerShoe, TableConfig
+from croupier.server.runtime import TableConfig
 from croupier.server.schema import users
+from croupier.server.shoes import ServerShoe
 from tests.server.test_runtime_scenarios import LIVE_HOLE_1, LIVE_SHOE, RWS_SHOE
 
 # Chromium drives the page: the browser tier.

@@ -131,7 +131,7 @@ def test_a_watcher_never_sees_the_hole_card(engine: sqlalchemy.Engine) -> None:
     watcher = runtime.view(None)
     assert watcher["dealer"]["cards"] == ["5H"] and watcher["dealer"]["hole_card"] is None
     assert "QS" not in json.dumps(watcher)
-    from croupier.server.runtime import public_events
+    from croupier.server.views import public_events
 
     shown = json.dumps(public_events(outcome.events))
     assert "QS" not in shown and '"card": null' in shown

@@ -15,7 +15,8 @@ import sqlalchemy
 
 from croupier.errors import IllegalActionError
 from croupier.round import Phase
-from croupier.server.runtime import Outcome, TableRuntime, public_events
+from croupier.server.runtime import Outcome, TableRuntime
+from croupier.server.views import public_events
 from tests.server.tables import balance, books, make_users, table
 
 # The live preset (no peek: the hole card is dealt after the players' second cards).

@@ -38,10 +38,11 @@ from croupier.server.errors import (
 from croupier.server.metrics import Metrics
 from croupier.server.ownership import Ownership
 from croupier.server.protocol import RateLimiter
-from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRuntime, public_events
+from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRuntime
 from croupier.server.schema import users
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
+from croupier.server.views import personal_view, public_events, public_view
 from croupier.server.wire import BUFFER_BYTES, Wire, encode, text_frame
 
 if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a cluster
@@ -818,7 +819,7 @@ class Hub:
         runtime = self.runtimes[table]
         turn = runtime.round.current_turn
         acting = runtime.round.seated_player(turn[0]) if turn is not None else None
-        public = runtime.public_view()
+        public = public_view(runtime)
 
         def texts(dealer: bool, name: str | None) -> list[str | None]:
             events = None
@@ -831,7 +832,7 @@ class Hub:
                         "events": public_events(outcome.events, dealer=dealer),
                     }
                 )
-            view = runtime.personal_view(public, name, dealer=dealer)
+            view = personal_view(runtime, public, name, dealer=dealer)
             state = encode({"type": "state", "state": view})
             return [events, state]
 

@@ -17,7 +17,8 @@ from croupier.events import CardDealt, HoleCardRevealed
 from croupier.presets import find_preset
 from croupier.round import Phase
 from croupier.server.rounds_store import RoundRow
-from croupier.server.runtime import public_events, replay
+from croupier.server.runtime import replay
+from croupier.server.views import public_events
 
 __all__ = ["recall_record"]
 

@@ -11,7 +11,7 @@ cards the dealer entered.  A refused input is not recorded: the round is rebuilt
 from its record and nothing changes.
 
 The record holds what players must not see (the shoe's order); :meth:`TableRuntime.view`
-and :func:`public_events` give what a given viewer may see.
+and :mod:`croupier.server.views` give what a given viewer may see.
 
 The runtime reads no clock of its own: every call that depends on time takes ``now``
 (seconds, as :func:`time.time` gives), so tests drive the clocks.
@@ -19,43 +19,37 @@ The runtime reads no clock of its own: every call that depends on time takes ``n
 
 from __future__ import annotations
 
-import secrets
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 import sqlalchemy as sa
 
-from croupier.cards import Card, full_deck, hand_total, parse_card, parse_cards
 from croupier.commands import Issuer, ops_for
-from croupier.decisions import legal_actions
 from croupier.errors import CroupierError, RulesError
-from croupier.events import CardDealt, Event
+from croupier.events import Event
 from croupier.inputs import apply_input
 from croupier.presets import find_preset
 from croupier.round import Phase, Round
-from croupier.round_state import OfferKind, Step
-from croupier.rules import HoleCard, Rules
+from croupier.rules import Rules
 from croupier.server import ledger, limits, rounds_store
 from croupier.server.errors import ServerError
 from croupier.server.ownership import fence
-from croupier.shoe import CompositionCheck, DealerEntry, ShoeExhausted
+from croupier.server.shoes import ServerShoe
+from croupier.server.views import personal_view, public_events, public_view
+from croupier.shoe import CompositionCheck, DealerEntry
 
 __all__ = [
     "OPS",
     "ActionRefused",
-    "ServerShoe",
+    "Outcome",
     "TableConfig",
     "TableRuntime",
-    "next_card_for",
-    "public_events",
     "replay",
-    "timeout_rule",
 ]
 
 #: What a player may ask of a round, what a dealer may, and what only the table's clocks
@@ -102,165 +96,6 @@ class TableConfig:
         for name in ("betting_seconds", "decision_seconds", "offer_seconds", "grace_seconds"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"table {self.id}: {name} must be more than zero")
-
-
-class ServerShoe:
-    """The server's shoe: N decks shuffled by the system's cryptographic generator.
-
-    Its whole state (order, position, cut card) is a plain value, :meth:`snapshot`,
-    kept in a round's record so that the round can be dealt again after a restart.
-
-    >>> shoe = ServerShoe(1, cut=26)
-    >>> card = shoe.draw(); shoe.remaining
-    51
-    >>> again = ServerShoe.restore(shoe.snapshot()); again.remaining == shoe.remaining
-    True
-    """
-
-    def __init__(self, decks: int, *, cut: int, every_round: bool = False) -> None:
-        self.decks = decks
-        self.cut = cut
-        self.every_round = every_round
-        self.order: list[Card] = full_deck() * decks
-        self.position = 0
-        self.shuffle()
-
-    @classmethod
-    def for_rules(cls, rules: Rules) -> ServerShoe:
-        """The shoe a table with these rules deals from."""
-        size = 52 * rules.decks
-        cut = max(1, int(size * Fraction(rules.penetration)))
-        return cls(rules.decks, cut=cut, every_round=rules.shuffle_every_round)
-
-    def draw(self) -> Card:
-        """The next card (:class:`~croupier.shoe.ShoeExhausted` when none is left)."""
-        if self.position >= len(self.order):
-            raise ShoeExhausted()
-        card = self.order[self.position]
-        self.position += 1
-        return card
-
-    @property
-    def needs_shuffle(self) -> bool:
-        """The cut card has come out (or the table shuffles every round)."""
-        return self.position >= self.cut or (self.every_round and self.position > 0)
-
-    def shuffle(self) -> None:
-        """Gather and shuffle every card with :class:`secrets.SystemRandom`."""
-        self.order = full_deck() * self.decks
-        secrets.SystemRandom().shuffle(self.order)
-        self.position = 0
-
-    @property
-    def remaining(self) -> int:
-        """Cards not yet dealt."""
-        return len(self.order) - self.position
-
-    def snapshot(self) -> dict[str, Any]:
-        """The shoe as JSON values (secret: the order of every card)."""
-        return {
-            "decks": self.decks,
-            "cut": self.cut,
-            "every_round": self.every_round,
-            "order": [str(card) for card in self.order],
-            "position": self.position,
-        }
-
-    @classmethod
-    def stacked(cls, cards: str, *, decks: int = 8) -> ServerShoe:
-        """A shoe whose top cards are ``cards`` (then the rest of the decks, shuffled).
-
-        >>> str(ServerShoe.stacked("AS KH").draw())
-        'AS'
-        """
-        shoe = cls(decks, cut=52 * decks * 3 // 4)
-        top = parse_cards(cards)
-        rest = list(shoe.order)
-        for card in top:
-            rest.remove(card)
-        shoe.order = top + rest
-        return shoe
-
-    @classmethod
-    def restore(cls, snapshot: Mapping[str, Any]) -> ServerShoe:
-        """The shoe a :meth:`snapshot` describes."""
-        shoe = cls.__new__(cls)
-        shoe.decks = int(snapshot["decks"])
-        shoe.cut = int(snapshot["cut"])
-        shoe.every_round = bool(snapshot["every_round"])
-        shoe.order = [parse_card(text) for text in snapshot["order"]]
-        shoe.position = int(snapshot["position"])
-        return shoe
-
-
-def public_events(events: list[Event], *, dealer: bool = False) -> list[dict[str, Any]]:
-    """Events as a viewer may see them: a card dealt face down shows no card.
-
-    >>> from croupier.events import CardDealt
-    >>> public_events([CardDealt(card="AS", box=None, hand=None, face_up=False)])[0]["card"] is None
-    True
-    """
-    shown = []
-    for event in events:
-        body = event.to_json()
-        if isinstance(event, CardDealt) and not event.face_up and not dealer:
-            body["card"] = None
-        shown.append(body)
-    return shown
-
-
-def timeout_rule(rules: Rules) -> str:
-    """What the table does with a hand whose decision time runs out, citing its rulebook.
-
-    >>> from croupier.presets import find_rules
-    >>> timeout_rule(find_rules("rws-v5"))
-    'draw to 12 or more, then stand (RWS v5 5.3)'
-    >>> timeout_rule(find_rules("live"))
-    'draw to 12 or more, then stand (live rules silent; as RWS v5 5.3)'
-    """
-    return f"draw to 12 or more, then stand ({rules.cite_absent_player})"
-
-
-def next_card_for(game: Round) -> str | None:
-    """Where the card the round waits for goes: ``"box 2"``, ``"box 2, hand 2"``,
-    ``"the dealer"``, ``"the dealer (hole card)"``; ``None`` when no card is due.
-
-    >>> from croupier.presets import find_rules
-    >>> from croupier.shoe import DealerEntry
-    >>> game = Round(find_rules("rws-v5"), DealerEntry())
-    >>> _ = game.place_bet("ann", 2, "25"); _ = game.close_bets()
-    >>> next_card_for(game)
-    'box 2'
-    >>> _ = game.deal_card("10S"); next_card_for(game)
-    'the dealer'
-    """
-    if not game.awaiting_card:
-        return None
-    state = game.state
-    cursor = state.cursor
-    boxes = state.boxes
-    if cursor.step is Step.INITIAL_DEAL:
-        count = len(boxes)
-        index = cursor.card
-        if index < count:
-            return _hand_words(boxes[index].number, 1, len(boxes[index].hands))
-        if index == count:
-            hole = state.rules.hole_card_dealt_first
-            return "the dealer (hole card)" if hole else "the dealer"
-        if index <= 2 * count:
-            box = boxes[index - count - 1]
-            return _hand_words(box.number, 1, len(box.hands))
-        hole = state.rules.hole_card is not HoleCard.NONE and not state.rules.hole_card_dealt_first
-        return "the dealer (hole card)" if hole else "the dealer"
-    if cursor.step is Step.TURNS and cursor.box < len(boxes):
-        box = boxes[cursor.box]
-        if cursor.hand < len(box.hands):
-            return _hand_words(box.number, box.hands[cursor.hand].number, len(box.hands))
-    return "the dealer"
-
-
-def _hand_words(box: int, hand: int, hands: int) -> str:
-    return f"box {box}" if hands == 1 else f"box {box}, hand {hand}"
 
 
 def replay(
@@ -883,81 +718,14 @@ class TableRuntime:
     # -- what a viewer sees ---------------------------------------------------------------------
 
     def view(self, viewer: str | None, *, dealer: bool = False) -> dict[str, Any]:
-        """The table as ``viewer`` may see it (no hole card, no shoe, no seed)."""
-        return self.personal_view(self.public_view(), viewer, dealer=dealer)
+        """The table as ``viewer`` may see it (no hole card, no shoe, no seed; see
+        :mod:`croupier.server.views`)."""
+        return personal_view(self, public_view(self), viewer, dealer=dealer)
 
-    def public_view(self) -> dict[str, Any]:
-        """The table as a watcher sees it: what every view shares (see
-        :meth:`personal_view`)."""
-        game = self.round
-        visible = list(game.dealer_cards)
-        turn = game.current_turn
-        deadline = self.deadline
-        return {
-            "table": self.config.id,
-            "rules": self.preset.name,
-            "rules_version": self.preset.version,
-            "round": self.round_id,
-            "number": self.number,
-            "phase": game.phase.value,
-            "boxes_count": self.rules.boxes,
-            "side_bets": [bet.value for bet in self.rules.side_bets_offered()],
-            "minimum_bet": str(self.rules.minimum_bet),
-            "maximum_bet": str(self.rules.maximum_bet),
-            "dealer": {
-                "cards": [str(card) for card in visible],
-                "total": hand_total(visible).total if visible else 0,
-                "hole_card": None,
-                "hidden_cards": (
-                    1 if game.hole_card is not None and game.hole_card not in visible else 0
-                ),
-            },
-            "boxes": [
-                {
-                    "box": box.number,
-                    "seated": box.seated,
-                    "hands": [{**hand.to_json(), "finished": hand.finished} for hand in box.hands],
-                }
-                for box in game.boxes
-            ],
-            "bets": self._open_bets() if game.phase is Phase.BETTING else [],
-            "seats": {str(box): seat.user for box, seat in sorted(self.seats.items())},
-            "offers": [self._offer_view(offer) for offer in game.offers],
-            "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": False},
-            "legal_actions": [],
-            "awaiting_card": game.awaiting_card,
-            "deadline": None
-            if deadline is None
-            else {"kind": deadline.kind, "at": deadline.at, "for": deadline.who},
-            "timeout_rule": timeout_rule(self.rules),
-            "next_card_for": None,
-            "confirmed": sorted(self.confirmed) if game.phase is Phase.BETTING else [],
-            "now": self._now,
-            "results": [result.to_json() for result in game.results],
-            "void_reason": game.void_reason,
-        }
-
-    def personal_view(
-        self, public: Mapping[str, Any], viewer: str | None, *, dealer: bool = False
-    ) -> dict[str, Any]:
-        """The :meth:`public_view` as ``viewer`` (or the dealer) sees it: the turn his
-        own and his legal actions, or the hole card and the next card's hand.
-
-        Built from the public view, so that a table's several views cost one.
-        """
-        game = self.round
-        view = dict(public)
-        if dealer:
-            visible = game.dealer_cards
-            if game.hole_card is not None and game.hole_card not in visible:
-                view["dealer"] = {**public["dealer"], "hole_card": str(game.hole_card)}
-            view["next_card_for"] = next_card_for(game)
-        turn = game.current_turn
-        if turn is not None and viewer is not None and game.seated_player(turn[0]) == viewer:
-            view["turn"] = {"box": turn[0], "hand": turn[1], "yours": True}
-            if not game.offers:
-                view["legal_actions"] = [action.value for action in game.legal_actions()]
-        return view
+    @property
+    def changed_at(self) -> float:
+        """When the table last changed (the ``now`` of the input or clock that did it)."""
+        return self._now
 
     def log(self, rounds: int) -> list[dict[str, Any]]:
         """The table's log: the events of its last ``rounds`` finished rounds and of the
@@ -998,33 +766,3 @@ class TableRuntime:
             }
         )
         return shown
-
-    def _offer_view(self, offer: Any) -> dict[str, Any]:
-        """An open offer as the page shows it.
-
-        ``blackjack``: the hand is a blackjack (insuring it against an Ace is even money in
-        effect).  ``then``: for an RWS surrender offer, the actions the hand has when its
-        player plays on, so that surrender can be shown beside them (RWS v5 3.16).
-        """
-        state = self.round.state
-        box = next((box for box in state.boxes if box.number == offer.box), None)
-        hand = None
-        if box is not None and 1 <= offer.hand <= len(box.hands):
-            hand = box.hands[offer.hand - 1]
-        shown: dict[str, Any] = {
-            "kind": offer.kind.value,
-            "player": offer.player,
-            "box": offer.box,
-            "hand": offer.hand,
-            "amount": None if offer.amount is None else str(offer.amount),
-            "blackjack": hand is not None and hand.is_blackjack,
-        }
-        if offer.kind is OfferKind.SURRENDER and box is not None and hand is not None:
-            shown["then"] = [action.value for action in legal_actions(state, box, hand)]
-        return shown
-
-    def _open_bets(self) -> list[dict[str, Any]]:
-        return [
-            {"player": bet.player, "box": bet.box, "bet": bet.bet, "amount": str(bet.amount)}
-            for bet in self.round.placed_bets
-        ]

@@ -36,7 +36,8 @@ from croupier.errors import BetError
 from croupier.money import parse_amount
 
 if TYPE_CHECKING:
-    from croupier.server.runtime import ServerShoe, TableConfig
+    from croupier.server.runtime import TableConfig
+    from croupier.server.shoes import ServerShoe
 
 __all__ = [
     "ENVIRONMENT",

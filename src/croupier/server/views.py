@@ -1,0 +1,254 @@
+"""What a viewer of a table may see: the table's state and its events, as a watcher,
+a player and the dealer see them.
+
+Every view is built from the table's round and settings, never from its record: no
+hole card for anyone but the dealer, no shoe, no seed.  A table's views share one
+:func:`public_view`; :func:`personal_view` adds what only its viewer may see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, Protocol
+
+from croupier.cards import hand_total
+from croupier.decisions import legal_actions
+from croupier.events import CardDealt, Event
+from croupier.presets import Preset
+from croupier.round import Phase, Round
+from croupier.round_state import Offer, OfferKind, Step
+from croupier.rules import HoleCard, Rules
+
+
+class _Deadline(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def at(self) -> float: ...
+    @property
+    def who(self) -> str | None: ...
+
+
+class _Seat(Protocol):
+    @property
+    def user(self) -> str: ...
+
+
+class _Config(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+class Table(Protocol):
+    """What a view reads of a table (:class:`~croupier.server.runtime.TableRuntime`)."""
+
+    @property
+    def config(self) -> _Config: ...
+    @property
+    def preset(self) -> Preset: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def round(self) -> Round: ...
+    @property
+    def round_id(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def seats(self) -> Mapping[int, _Seat]: ...
+    @property
+    def deadline(self) -> _Deadline | None: ...
+    @property
+    def confirmed(self) -> Collection[str]: ...
+    @property
+    def changed_at(self) -> float: ...
+
+
+__all__ = [
+    "Table",
+    "next_card_for",
+    "offer_view",
+    "open_bets",
+    "personal_view",
+    "public_events",
+    "public_view",
+    "timeout_rule",
+]
+
+
+def public_events(events: list[Event], *, dealer: bool = False) -> list[dict[str, Any]]:
+    """Events as a viewer may see them: a card dealt face down shows no card.
+
+    >>> from croupier.events import CardDealt
+    >>> public_events([CardDealt(card="AS", box=None, hand=None, face_up=False)])[0]["card"] is None
+    True
+    """
+    shown = []
+    for event in events:
+        body = event.to_json()
+        if isinstance(event, CardDealt) and not event.face_up and not dealer:
+            body["card"] = None
+        shown.append(body)
+    return shown
+
+
+def timeout_rule(rules: Rules) -> str:
+    """What the table does with a hand whose decision time runs out, citing its rulebook.
+
+    >>> from croupier.presets import find_rules
+    >>> timeout_rule(find_rules("rws-v5"))
+    'draw to 12 or more, then stand (RWS v5 5.3)'
+    >>> timeout_rule(find_rules("live"))
+    'draw to 12 or more, then stand (live rules silent; as RWS v5 5.3)'
+    """
+    return f"draw to 12 or more, then stand ({rules.cite_absent_player})"
+
+
+def next_card_for(game: Round) -> str | None:
+    """Where the card the round waits for goes: ``"box 2"``, ``"box 2, hand 2"``,
+    ``"the dealer"``, ``"the dealer (hole card)"``; ``None`` when no card is due.
+
+    >>> from croupier.presets import find_rules
+    >>> from croupier.shoe import DealerEntry
+    >>> game = Round(find_rules("rws-v5"), DealerEntry())
+    >>> _ = game.place_bet("ann", 2, "25"); _ = game.close_bets()
+    >>> next_card_for(game)
+    'box 2'
+    >>> _ = game.deal_card("10S"); next_card_for(game)
+    'the dealer'
+    """
+    if not game.awaiting_card:
+        return None
+    state = game.state
+    cursor = state.cursor
+    boxes = state.boxes
+    if cursor.step is Step.INITIAL_DEAL:
+        count = len(boxes)
+        index = cursor.card
+        if index < count:
+            return _hand_words(boxes[index].number, 1, len(boxes[index].hands))
+        if index == count:
+            hole = state.rules.hole_card_dealt_first
+            return "the dealer (hole card)" if hole else "the dealer"
+        if index <= 2 * count:
+            box = boxes[index - count - 1]
+            return _hand_words(box.number, 1, len(box.hands))
+        hole = state.rules.hole_card is not HoleCard.NONE and not state.rules.hole_card_dealt_first
+        return "the dealer (hole card)" if hole else "the dealer"
+    if cursor.step is Step.TURNS and cursor.box < len(boxes):
+        box = boxes[cursor.box]
+        if cursor.hand < len(box.hands):
+            return _hand_words(box.number, box.hands[cursor.hand].number, len(box.hands))
+    return "the dealer"
+
+
+def _hand_words(box: int, hand: int, hands: int) -> str:
+    return f"box {box}" if hands == 1 else f"box {box}, hand {hand}"
+
+
+def public_view(table: Table) -> dict[str, Any]:
+    """The table as a watcher sees it: what every view shares (see
+    :func:`personal_view`)."""
+    game = table.round
+    visible = list(game.dealer_cards)
+    turn = game.current_turn
+    deadline = table.deadline
+    return {
+        "table": table.config.id,
+        "rules": table.preset.name,
+        "rules_version": table.preset.version,
+        "round": table.round_id,
+        "number": table.number,
+        "phase": game.phase.value,
+        "boxes_count": table.rules.boxes,
+        "side_bets": [bet.value for bet in table.rules.side_bets_offered()],
+        "minimum_bet": str(table.rules.minimum_bet),
+        "maximum_bet": str(table.rules.maximum_bet),
+        "dealer": {
+            "cards": [str(card) for card in visible],
+            "total": hand_total(visible).total if visible else 0,
+            "hole_card": None,
+            "hidden_cards": (
+                1 if game.hole_card is not None and game.hole_card not in visible else 0
+            ),
+        },
+        "boxes": [
+            {
+                "box": box.number,
+                "seated": box.seated,
+                "hands": [{**hand.to_json(), "finished": hand.finished} for hand in box.hands],
+            }
+            for box in game.boxes
+        ],
+        "bets": open_bets(game) if game.phase is Phase.BETTING else [],
+        "seats": {str(box): seat.user for box, seat in sorted(table.seats.items())},
+        "offers": [offer_view(game, offer) for offer in game.offers],
+        "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": False},
+        "legal_actions": [],
+        "awaiting_card": game.awaiting_card,
+        "deadline": None
+        if deadline is None
+        else {"kind": deadline.kind, "at": deadline.at, "for": deadline.who},
+        "timeout_rule": timeout_rule(table.rules),
+        "next_card_for": None,
+        "confirmed": sorted(table.confirmed) if game.phase is Phase.BETTING else [],
+        "now": table.changed_at,
+        "results": [result.to_json() for result in game.results],
+        "void_reason": game.void_reason,
+    }
+
+
+def personal_view(
+    table: Table, public: Mapping[str, Any], viewer: str | None, *, dealer: bool = False
+) -> dict[str, Any]:
+    """The :func:`public_view` as ``viewer`` (or the dealer) sees it: the turn his
+    own and his legal actions, or the hole card and the next card's hand.
+
+    Built from the public view, so that a table's several views cost one.
+    """
+    game = table.round
+    view = dict(public)
+    if dealer:
+        visible = game.dealer_cards
+        if game.hole_card is not None and game.hole_card not in visible:
+            view["dealer"] = {**public["dealer"], "hole_card": str(game.hole_card)}
+        view["next_card_for"] = next_card_for(game)
+    turn = game.current_turn
+    if turn is not None and viewer is not None and game.seated_player(turn[0]) == viewer:
+        view["turn"] = {"box": turn[0], "hand": turn[1], "yours": True}
+        if not game.offers:
+            view["legal_actions"] = [action.value for action in game.legal_actions()]
+    return view
+
+
+def offer_view(game: Round, offer: Offer) -> dict[str, Any]:
+    """An open offer as the page shows it.
+
+    ``blackjack``: the hand is a blackjack (insuring it against an Ace is even money in
+    effect).  ``then``: for an RWS surrender offer, the actions the hand has when its
+    player plays on, so that surrender can be shown beside them (RWS v5 3.16).
+    """
+    state = game.state
+    box = next((box for box in state.boxes if box.number == offer.box), None)
+    hand = None
+    if box is not None and 1 <= offer.hand <= len(box.hands):
+        hand = box.hands[offer.hand - 1]
+    shown: dict[str, Any] = {
+        "kind": offer.kind.value,
+        "player": offer.player,
+        "box": offer.box,
+        "hand": offer.hand,
+        "amount": None if offer.amount is None else str(offer.amount),
+        "blackjack": hand is not None and hand.is_blackjack,
+    }
+    if offer.kind is OfferKind.SURRENDER and box is not None and hand is not None:
+        shown["then"] = [action.value for action in legal_actions(state, box, hand)]
+    return shown
+
+
+def open_bets(game: Round) -> list[dict[str, Any]]:
+    """The bets on the layout while the round takes bets."""
+    return [
+        {"player": bet.player, "box": bet.box, "bet": bet.bet, "amount": str(bet.amount)}
+        for bet in game.placed_bets
+    ]
