@@ -58,6 +58,22 @@ def _box_total(state: RoundState, box: int) -> Decimal:
     return total
 
 
+def box_totals(state: RoundState) -> dict[int, Decimal]:
+    """Each box's initial bets, added up (every player on it), in one pass."""
+    totals: dict[int, Decimal] = {}
+    for placed in state.bets:
+        if placed.bet == MAIN:
+            totals[placed.box] = totals.get(placed.box, ZERO) + placed.amount
+    return totals
+
+
+def short_of_minimum(state: RoundState) -> dict[int, Decimal]:
+    """The boxes whose initial bets fall short of the table minimum, with their totals
+    (RWS v5 5.2: the minimum must be met before the deal)."""
+    minimum = state.rules.minimum_bet
+    return {box: total for box, total in sorted(box_totals(state).items()) if total < minimum}
+
+
 def verify_place_bet(
     state: RoundState, player: object, box: object, amount: object, bet: object
 ) -> Decimal:
@@ -147,11 +163,7 @@ def verify_close_bets(state: RoundState) -> None:
     """Check that bets can close: some initial bet must be on the table."""
     if state.phase is not _BETTING:
         raise IllegalActionError(f"cannot close bets: they are closed (phase={state.phase.value})")
-    # Each box's initial bets in one pass over the bets.
-    totals: dict[int, Decimal] = {}
-    for placed in state.bets:
-        if placed.bet == MAIN:
-            totals[placed.box] = totals.get(placed.box, ZERO) + placed.amount
+    totals = box_totals(state)
     if not totals:
         raise BetError("cannot close bets: no initial bet has been placed")
     rules = state.rules

@@ -17,6 +17,7 @@ card when its turn comes; the dealer's hand; final settlement.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from croupier.cards import Card, DrawnCard
 from croupier.dealer import (
@@ -52,7 +53,7 @@ from croupier.settlement import bust, final_settlement, pay_blackjacks, settle, 
 from croupier.shoe import ExcessCardFound, ForeignCardFound, ShoeExhausted
 from croupier.sidebets import settle_side_bet
 
-__all__ = ["run", "take_card"]
+__all__ = ["CardFor", "next_card", "run", "take_card"]
 
 
 def run(state: RoundState) -> None:
@@ -118,6 +119,60 @@ def take_card(state: RoundState) -> Card | None:
     return None
 
 
+def _initial_box(count: int, index: int) -> int | None:
+    """Which box (by its place, 0 first) the ``index``-th card of the initial deal goes
+    to, ``count`` boxes in play: one card each, the dealer's, a second card each, then
+    the dealer's second where the game has one (``None``: the dealer's card)."""
+    if index < count:
+        return index
+    if count < index <= 2 * count:
+        return index - count - 1
+    return None
+
+
+@dataclass(frozen=True)
+class CardFor:
+    """Where the card a round waits for goes: a box's hand, or the dealer (his hole
+    card when ``hole``).
+
+    >>> str(CardFor(2, 1, 1)), str(CardFor(2, 2, 2)), str(CardFor(None, None, 0, hole=True))
+    ('box 2', 'box 2, hand 2', 'the dealer (hole card)')
+    """
+
+    box: int | None
+    hand: int | None
+    hands: int
+    hole: bool = False
+
+    def __str__(self) -> str:
+        if self.box is None:
+            return "the dealer (hole card)" if self.hole else "the dealer"
+        return f"box {self.box}" if self.hands == 1 else f"box {self.box}, hand {self.hand}"
+
+
+def next_card(state: RoundState) -> CardFor | None:
+    """Where the next card goes while the round waits for one (a dealer enters the
+    cards); ``None`` when it waits for no card."""
+    if state.cursor.awaiting is not Awaiting.CARD:
+        return None
+    cursor, boxes, rules = state.cursor, state.boxes, state.rules
+    if cursor.step is Step.INITIAL_DEAL:
+        count = len(boxes)
+        box_index = _initial_box(count, cursor.card)
+        if box_index is not None:
+            box = boxes[box_index]
+            return CardFor(box.number, 1, len(box.hands))
+        if cursor.card == count:
+            return CardFor(None, None, 0, hole=rules.hole_card_dealt_first)
+        second_hole = rules.hole_card is not HoleCard.NONE and not rules.hole_card_dealt_first
+        return CardFor(None, None, 0, hole=second_hole)
+    if cursor.step is Step.TURNS and cursor.box < len(boxes):
+        box = boxes[cursor.box]
+        if cursor.hand < len(box.hands):
+            return CardFor(box.number, box.hands[cursor.hand].number, len(box.hands))
+    return CardFor(None, None, 0)
+
+
 def _deal_to_hand(state: RoundState, box: Box, hand: Hand, card: Card) -> None:
     hand.add(card)
     state.events.append(CardDealt(card=card.text, box=box.number, hand=hand.number, face_up=True))
@@ -134,13 +189,11 @@ def _initial_deal(state: RoundState) -> bool:
         if card is None:
             return state.phase is _VOID
         index = cursor.card
-        if index < count:
-            _deal_to_hand(state, boxes[index], boxes[index].hands[0], card)
+        box_index = _initial_box(count, index)
+        if box_index is not None:
+            _deal_to_hand(state, boxes[box_index], boxes[box_index].hands[0], card)
         elif index == count:
             deal_to_dealer(state, card, face_up=not rules.hole_card_dealt_first)
-        elif index <= 2 * count:
-            box = boxes[index - count - 1]
-            _deal_to_hand(state, box, box.hands[0], card)
         else:
             deal_to_dealer(state, card, face_up=rules.hole_card_dealt_first)
         cursor.card = index + 1

@@ -84,7 +84,7 @@ from croupier.events import (
     Event,
     RoundVoided,
 )
-from croupier.flow import run
+from croupier.flow import CardFor, next_card, run
 from croupier.money import parse_amount
 from croupier.round_state import (
     INSURANCE as INSURANCE,
@@ -349,6 +349,33 @@ class Round:
             nets[result.player] = nets.get(result.player, ZERO) + result.net
         unit = state.rules.currency_unit
         return {player: net.quantize(unit) for player, net in nets.items()}
+
+    @property
+    def next_card_for(self) -> CardFor | None:
+        """Where the card the round waits for goes (a dealer enters it); ``None`` when
+        it waits for no card.
+
+        >>> from croupier.presets import find_rules
+        >>> game = Round(find_rules("rws-v5"), DealerEntry())
+        >>> _ = game.place_bet("ann", 2, "25"); _ = game.close_bets()
+        >>> str(game.next_card_for)
+        'box 2'
+        >>> _ = game.deal_card("10S"); str(game.next_card_for)
+        'the dealer'
+        """
+        return next_card(self._state)
+
+    def boxes_short_of_minimum(self) -> dict[int, Decimal]:
+        """While bets are open: the boxes whose initial bets fall short of the table
+        minimum, with their totals (RWS v5 5.2: the minimum must be met before the deal).
+
+        >>> from croupier.presets import find_rules
+        >>> game = Round(find_rules("rws-v5"), DealerEntry())
+        >>> _ = game.place_bet("ann", 1, "10"); _ = game.place_bet("bob", 2, "25")
+        >>> game.boxes_short_of_minimum()
+        {1: Decimal('10.00')}
+        """
+        return betting.short_of_minimum(self._state)
 
     @property
     def placed_bets(self) -> tuple[PlacedBet, ...]:

@@ -314,6 +314,14 @@ def _compile(output: Path) -> None:
             self.release_gil = True
 
     module_compiler.Flags = Flags
+    # pycc compiles for the processor's model alone, with every feature LLVM knows that
+    # model by: a virtual machine may lack some of them (a Zen 4 whose AVX-512 is not
+    # passed through: the build died on an illegal instruction).  The features the
+    # processor reports instead, as Numba's own JIT build is given.
+    codegen: Any = importlib.import_module("numba.core.codegen")
+    aot = codegen.AOTCPUCodegen
+    if hasattr(aot, "_get_host_cpu_features"):
+        aot._customize_tm_features = lambda self: self._get_host_cpu_features()
     build = pycc.CC(MODULE)
     build.output_dir = str(output)
     # For this processor, as Numba compiles its own build: the same code, bitwise.

@@ -605,18 +605,15 @@ class TableRuntime:
                 "you have no bet on the layout: put chips on a betting spot first",
                 code="no_bets",
             )
-        minimum = self.rules.minimum_bet
-        for box in sorted({placed.box for placed in mine if placed.bet == "main"}):
-            total = sum(
-                (p.amount for p in game.placed_bets if p.box == box and p.bet == "main"),
-                Decimal(0),
+        short = game.boxes_short_of_minimum()
+        short_mine = sorted({placed.box for placed in mine if placed.bet == "main"} & set(short))
+        if short_mine:
+            box = short_mine[0]
+            raise ActionRefused(
+                f"box {box} carries {short[box]}, under the table minimum "
+                f"{self.rules.minimum_bet}; raise or withdraw it ({self.rules.cite_box_minimum})",
+                code="under_minimum",
             )
-            if total < minimum:
-                raise ActionRefused(
-                    f"box {box} carries {total}, under the table minimum {minimum}; "
-                    f"raise or withdraw it ({self.rules.cite_box_minimum})",
-                    code="under_minimum",
-                )
         self.confirmed.add(player)
         total = sum((placed.amount for placed in mine), Decimal(0))
         self._now = now
@@ -651,12 +648,7 @@ class TableRuntime:
         back to their players.  The other boxes play on: one short box never holds up
         or voids the others' round.
         """
-        minimum = self.rules.minimum_bet
-        totals: dict[int, Decimal] = {}
-        for placed in self.round.placed_bets:
-            if placed.bet == "main":
-                totals[placed.box] = totals.get(placed.box, Decimal(0)) + placed.amount
-        short = {box for box, total in totals.items() if total < minimum}
+        short = self.round.boxes_short_of_minimum()
         if not short:
             return None
         events: list[Event] = []

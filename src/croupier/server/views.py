@@ -16,8 +16,8 @@ from croupier.decisions import legal_actions
 from croupier.events import CardDealt, Event
 from croupier.presets import Preset
 from croupier.round import Phase, Round
-from croupier.round_state import Offer, OfferKind, Step
-from croupier.rules import HoleCard, Rules
+from croupier.round_state import Offer, OfferKind
+from croupier.rules import Rules
 
 
 class _Deadline(Protocol):
@@ -105,8 +105,8 @@ def timeout_rule(rules: Rules) -> str:
 
 
 def next_card_for(game: Round) -> str | None:
-    """Where the card the round waits for goes: ``"box 2"``, ``"box 2, hand 2"``,
-    ``"the dealer"``, ``"the dealer (hole card)"``; ``None`` when no card is due.
+    """Where the card the round waits for goes, in words (``"box 2"``, ``"box 2, hand
+    2"``, ``"the dealer"``, ``"the dealer (hole card)"``); ``None`` when no card is due.
 
     >>> from croupier.presets import find_rules
     >>> from croupier.shoe import DealerEntry
@@ -114,36 +114,9 @@ def next_card_for(game: Round) -> str | None:
     >>> _ = game.place_bet("ann", 2, "25"); _ = game.close_bets()
     >>> next_card_for(game)
     'box 2'
-    >>> _ = game.deal_card("10S"); next_card_for(game)
-    'the dealer'
     """
-    if not game.awaiting_card:
-        return None
-    state = game.state
-    cursor = state.cursor
-    boxes = state.boxes
-    if cursor.step is Step.INITIAL_DEAL:
-        count = len(boxes)
-        index = cursor.card
-        if index < count:
-            return _hand_words(boxes[index].number, 1, len(boxes[index].hands))
-        if index == count:
-            hole = state.rules.hole_card_dealt_first
-            return "the dealer (hole card)" if hole else "the dealer"
-        if index <= 2 * count:
-            box = boxes[index - count - 1]
-            return _hand_words(box.number, 1, len(box.hands))
-        hole = state.rules.hole_card is not HoleCard.NONE and not state.rules.hole_card_dealt_first
-        return "the dealer (hole card)" if hole else "the dealer"
-    if cursor.step is Step.TURNS and cursor.box < len(boxes):
-        box = boxes[cursor.box]
-        if cursor.hand < len(box.hands):
-            return _hand_words(box.number, box.hands[cursor.hand].number, len(box.hands))
-    return "the dealer"
-
-
-def _hand_words(box: int, hand: int, hands: int) -> str:
-    return f"box {box}" if hands == 1 else f"box {box}, hand {hand}"
+    where = game.next_card_for
+    return None if where is None else str(where)
 
 
 def public_view(table: Table) -> dict[str, Any]:
