@@ -3,7 +3,7 @@
 Starts ``croupier serve`` (SQLite in a temporary file; with ``--db`` a new database on
 that PostgreSQL server, dropped afterwards; with ``--workers N`` that many server
 processes sharing the tables on one port) with enough tables for the bots, seven
-boxes each, and plays two phases:
+boxes each, and plays these phases:
 
 0. ``--warmup`` seconds (default 10) of the same play, not measured: every table's
    first round and the server's caches are behind it when the clock starts;
@@ -13,29 +13,57 @@ boxes each, and plays two phases:
 2. the same tables with bots that act as soon as they may (no think time), to find
    the most actions a second the server sustains.
 
-With ``--watchers W``, a third phase: ``W`` anonymous watchers on the first table
-while its seven bots play (and, with ``--behind B``, ``B`` more bots betting behind
-their boxes, RWS v5 1.26), and how long each table state takes to reach each watcher
-(from the state's own time, ``now``: when the command or clock that changed the table
-reached the server, to its arrival at the watcher; each change counted once per
-watcher; the server and the watchers share the machine's clock).
+With ``--watchers W`` (or ``--behind B``), a third phase: ``W`` anonymous watchers on
+the first table while its seven bots play at the pace of phase 1 (and ``B`` more bots
+betting behind their boxes, RWS v5 1.26).  It prints:
+
+- how long each table state takes to reach each watcher (from the state's own time,
+  ``now``: when the command or clock that changed the table reached the server, to its
+  arrival at the watcher; each change counted once per watcher; the server and the
+  watchers share the machine's clock);
+- the frames the watchers received, and the server's CPU per watcher frame: the
+  server's CPU in this phase, less what phase 1 says its actions cost, over the frames;
+- for the bets behind (over the whole phase: they are one a round each): how many were
+  accepted and refused, and the p50/p99 time from a bet sent to its answer (ack or
+  error).
 
 Each phase also prints the CPU each part spent while it was measured: the server's
-processes, this benchmark's process (bots and watchers) and PostgreSQL's processes, in
-cores and per action (psutil).
+processes, the bots' (the processes playing the bots and watchers, and this one) and
+PostgreSQL's processes, in cores and per action (psutil, by process id); and the time
+the server took to commit each round's settlement, from its Prometheus histogram
+``croupier_round_close_seconds`` at ``GET /metrics`` (count, mean and p99 over the
+phase; "n/a" where the server has no such histogram; with several workers, the
+figures of the one that answers).
+
+``--bot-processes N`` (default 1): the bots and watchers are played by ``N`` child
+processes (this script again, with ``--child``), split evenly, so that the Python
+clients do not share one core and the benchmark measures the server, not itself.
+Each is given its bots, the server's address and a wall-clock time at which the
+measured window starts; it plays, and returns what it saw in that window.
+
+``--anchor REV`` (a git revision): the same phases are also played against the server
+as it was at ``REV``, in the same run: a worktree of ``REV`` is added (and removed
+afterwards), and its server run with the same Python but its own code
+(``PYTHONPATH``) and its own new database, prepared by its own code.  Each phase is
+played against the anchor, then against the current server; each figure is printed
+for both, with the current/anchor ratio of the server's CPU per action and per
+watcher frame.
 
 The bots are this project's own asyncio clients (:mod:`croupier.server.bots`), not
 Locust: Locust's users are synchronous greenlets with no WebSocket client of their own,
 and a bot here must read every table state the server pushes and answer the decision
-it asks for, a thousand of them in one process beside the server.
+it asks for, hundreds of them in one process beside the server.
 
 The bots' accounts and sessions are written to the database before the server starts
 (2 x 500 argon2 hashes would cost a minute of CPU and are not what is measured).
-The bots and watchers run in this one process (asyncio), on the same cores as the
-server: their CPU is part of what the machine spends.
+The bots run on the same cores as the server: their CPU is part of what the machine
+spends.  After the run each server is stopped (SIGTERM: it finishes the rounds in
+play) and killed if it has not stopped within 90 seconds.
 
-    python benchmarks/load.py [--bots 500] [--seconds 30] [--db postgresql://...]
-                              [--workers N] [--watchers W [--behind B]]
+    python benchmarks/load.py [--bots 500] [--seconds 30] [--warmup 10]
+                              [--db postgresql://...] [--workers N]
+                              [--watchers W] [--behind B]
+                              [--bot-processes N] [--anchor REV]
 """
 
 from __future__ import annotations
@@ -43,7 +71,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import copy
+import dataclasses
 import json
+import math
 import os
 import re
 import secrets
@@ -56,20 +87,37 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import psutil
 import sqlalchemy
 
-from croupier.server import accounts, ledger
-from croupier.server.bots import PASSWORD, BotStats, run_bot
-from croupier.server.db import connect, migrate, normalize_url, utcnow
-from croupier.server.schema import sessions, users
+from croupier.server.bots import BotStats
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 BOXES = 7
-#: A table state's time, its key "now" (player names cannot hold the quotes around it).
-_NOW = re.compile(r'"now": (-?[0-9.eE+-]+)')
+#: The table the watchers and the bots betting behind are at.
+WATCHED = "t000"
+#: Seconds the bots have to connect, log in and sit down before a phase is measured.
+SETTLE_SECONDS = 3.0
+#: Seconds a server has to finish the rounds in play after SIGTERM before it is killed.
+STOP_SECONDS = 90.0
+#: The seconds between two watchers connecting: a crowd arriving, not one burst.
+WATCHER_SPACING = 0.002
+#: A table state's time, its key "now" (player names cannot hold the quotes around it),
+#: with or without a space after the colon.
+_NOW = re.compile(r'"now"\s*:\s*(-?[0-9.eE+-]+)')
+#: The Prometheus histogram of the settlement transaction's seconds.
+ROUND_CLOSE = "croupier_round_close_seconds"
+#: A bucket's bound, its label "le" (not the end of another label's name, "table").
+_LE = re.compile(r'[{,]\s*le="([^"]*)"')
+#: This repository's root, where ``git worktree`` is run.
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -81,7 +129,15 @@ def free_port() -> int:
 
 
 def prepare(url: str, count: int) -> list[tuple[str, str]]:
-    """``count`` bot accounts with chips and a session each: (name, token)."""
+    """``count`` bot accounts with chips and a session each: (name, token).
+
+    Run by the server's own code (``--prepare``): its schema is the one migrated.
+    """
+    from croupier.server import accounts, ledger
+    from croupier.server.bots import PASSWORD
+    from croupier.server.db import connect, migrate, utcnow
+    from croupier.server.schema import sessions, users
+
     engine = connect(url)
     migrate(engine)
     password_hash = accounts._hasher.hash(PASSWORD)
@@ -116,22 +172,47 @@ def prepare(url: str, count: int) -> list[tuple[str, str]]:
 
 
 @contextlib.contextmanager
-def database(server: str | None, directory: str) -> Iterator[str]:
-    """A new database: a SQLite file in ``directory``, or one made on the PostgreSQL
-    ``server`` (and dropped afterwards)."""
+def database(server: str | None, directory: str, name: str) -> Iterator[str]:
+    """A new database: a SQLite file ``name`` in ``directory``, or one made on the
+    PostgreSQL ``server`` (and dropped afterwards)."""
     if server is None:
-        yield f"sqlite:///{directory}/load.db"
+        yield f"sqlite:///{directory}/{name}.db"
         return
+    from croupier.server.db import normalize_url
+
     admin = sqlalchemy.create_engine(normalize_url(server), isolation_level="AUTOCOMMIT")
-    name = f"croupier_load_{secrets.token_hex(4)}"
+    made = f"croupier_load_{secrets.token_hex(4)}"
     with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        conn.exec_driver_sql(f'CREATE DATABASE "{made}"')
     try:
-        yield admin.url.set(database=name).render_as_string(hide_password=False)
+        yield admin.url.set(database=made).render_as_string(hide_password=False)
     finally:
         with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{made}" WITH (FORCE)')
         admin.dispose()
+
+
+@contextlib.contextmanager
+def worktree(revision: str, directory: str) -> Iterator[Path]:
+    """This repository as it was at ``revision``, checked out in ``directory`` (a git
+    worktree, removed afterwards)."""
+    path = Path(directory) / "anchor"
+    git("worktree", "add", "--detach", str(path), revision)
+    try:
+        yield path
+    finally:
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, capture_output=True
+        )
+        subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)
+
+
+def git(*arguments: str) -> str:
+    """What ``git`` prints, run in this repository; its complaint, raised, if it fails."""
+    done = subprocess.run(["git", *arguments], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"git {' '.join(arguments)}: {done.stderr.strip()}")
+    return done.stdout.strip()
 
 
 def tables_file(path: Path, count: int) -> None:
@@ -144,24 +225,13 @@ def tables_file(path: Path, count: int) -> None:
     path.write_text("\n".join(entries))
 
 
-def closed_rounds(url: str) -> int:
-    """Rounds settled or void so far."""
-    engine = connect(url)
-    with engine.connect() as conn:
-        count: int = conn.execute(
-            sqlalchemy.text("SELECT count(*) FROM rounds WHERE status <> 'open'")
-        ).scalar_one()
-    engine.dispose()
-    return count
-
-
 class Meter:
-    """CPU seconds so far: the server's processes, this process (the bots and watchers)
-    and PostgreSQL's processes on this machine (none for SQLite)."""
+    """CPU seconds so far: a server's processes, the bots' (the processes ``bots``,
+    and this one) and PostgreSQL's processes on this machine (none for SQLite)."""
 
-    def __init__(self, server: int, postgres: bool) -> None:
+    def __init__(self, server: int, bots: list[int], postgres: bool) -> None:
         self.server = psutil.Process(server)
-        self.me = psutil.Process()
+        self.bots = [psutil.Process(), *(psutil.Process(pid) for pid in bots)]
         self.postgres = postgres
 
     @staticmethod
@@ -174,10 +244,13 @@ class Meter:
 
     def read(self) -> dict[str, dict[int, float]]:
         """CPU seconds by part (``server``, ``bots``, ``postgres``) and process id."""
-        server = [self.server, *self.server.children(recursive=True)]
+        try:
+            server = [self.server, *self.server.children(recursive=True)]
+        except psutil.Error:
+            server = []
         seconds = {
             "server": {process.pid: self._cpu(process) for process in server},
-            "bots": {self.me.pid: self._cpu(self.me)},
+            "bots": {process.pid: self._cpu(process) for process in self.bots},
         }
         if self.postgres:
             seconds["postgres"] = {
@@ -200,253 +273,802 @@ class Meter:
         }
 
 
-async def phase(
-    base: str,
-    bots: list[tuple[str, str]],
-    seconds: float,
-    think: float,
-    url: str,
-    meter: Meter | None = None,
-) -> tuple[BotStats, float, int, dict[str, float]]:
-    """Play ``seconds`` with every bot; the stats, the time played, the rounds closed and
-    the CPU seconds each part spent meanwhile."""
-    stop = asyncio.Event()
-    stats = BotStats()
-    tasks = [
-        asyncio.create_task(
-            run_bot(
-                base,
-                name,
-                f"t{index // BOXES:03d}",
-                index % BOXES + 1,
-                stop,
-                stats,
-                think=think,
-                token=token,
-            )
+@dataclass(frozen=True)
+class Histogram:
+    """A Prometheus histogram summed over its labels: the count of observations at or
+    under each bound (``math.inf`` last), their sum and count."""
+
+    buckets: dict[float, float]
+    total: float
+    count: float
+
+    def __sub__(self, earlier: Histogram) -> Histogram:
+        return Histogram(
+            {le: n - earlier.buckets.get(le, 0.0) for le, n in self.buckets.items()},
+            self.total - earlier.total,
+            self.count - earlier.count,
         )
+
+    def quantile(self, q: float) -> float:
+        """The ``q`` quantile estimated from the buckets, as Prometheus'
+        ``histogram_quantile`` does: linear within the bucket it falls in (the highest
+        finite bound where it falls past them).
+
+        >>> Histogram({0.1: 50.0, 0.2: 100.0, math.inf: 100.0}, 10.0, 100.0).quantile(0.75)
+        0.15
+        """
+        rank = q * self.count
+        lower, below = 0.0, 0.0
+        for le, cumulative in sorted(self.buckets.items()):
+            if cumulative >= rank:
+                if math.isinf(le):
+                    return lower
+                if cumulative == below:
+                    return le
+                return round(lower + (le - lower) * (rank - below) / (cumulative - below), 12)
+            lower, below = le, cumulative
+        return lower
+
+
+def histogram(text: str, name: str) -> Histogram | None:
+    """The histogram ``name`` in a Prometheus text page, summed over its labels;
+    ``None`` where the page has none.
+
+    >>> page = '''x_bucket{table="a",le="0.1"} 1.0
+    ... x_bucket{table="b",le="0.1"} 2.0
+    ... x_bucket{table="a",le="+Inf"} 2.0
+    ... x_bucket{table="b",le="+Inf"} 2.0
+    ... x_sum{table="a"} 0.5
+    ... x_sum{table="b"} 0.25
+    ... x_count{table="a"} 2.0
+    ... x_count{table="b"} 2.0'''
+    >>> histogram(page, "x")
+    Histogram(buckets={0.1: 3.0, inf: 4.0}, total=0.75, count=4.0)
+    >>> histogram(page, "y") is None
+    True
+    """
+    buckets: dict[float, float] = {}
+    total = count = 0.0
+    found = False
+    for line in text.splitlines():
+        if not line.startswith(name) or line.startswith("#"):
+            continue
+        rest = line[len(name) :]
+        value = float(line.rsplit(None, 1)[-1])
+        if rest.startswith("_bucket"):
+            le = _LE.search(rest)
+            if le is not None:
+                bound = float(le[1])  # "+Inf" reads as infinity
+                buckets[bound] = buckets.get(bound, 0.0) + value
+                found = True
+        elif rest.startswith(("_sum{", "_sum ")):
+            total += value
+        elif rest.startswith(("_count{", "_count ")):
+            count += value
+    return Histogram(buckets, total, count) if found else None
+
+
+# -- the bots' processes ------------------------------------------------------------------------
+
+
+@dataclass
+class Watching:
+    """What the watchers of one process saw: each state's delay (seconds), the frames
+    received, the watchers connected now."""
+
+    delays: list[float] = field(default_factory=list)
+    frames: int = 0
+    connected: int = 0
+
+
+async def watcher(base: str, table: str, stop: asyncio.Event, watching: Watching) -> None:
+    """Watch ``table`` anonymously until ``stop``: count the frames, and time each
+    change of the table's state (a state sent again, a seat taken, keeps the time of
+    the change it shows).  Only a state's type and time are read: parsing thousands of
+    whole states would make the watchers, not the server, what is measured."""
+    import websockets
+    from websockets.exceptions import ConnectionClosed
+
+    from croupier.server.bots import message_type
+
+    address = base.replace("http", "ws", 1) + f"/ws/tables/{table}"
+    last = 0.0
+    async with websockets.connect(address, max_size=2**20, open_timeout=60) as connection:
+        watching.connected += 1
+        # Told to stop, the watcher closes its socket, which ends its wait for the next
+        # message: no timer for each message.
+        closing = asyncio.create_task(close_on(stop, connection))
+        try:
+            while not stop.is_set():
+                text = await connection.recv()
+                watching.frames += 1
+                if isinstance(text, str) and message_type(text) == "state":
+                    found = _NOW.search(text)
+                    if found is None:
+                        raise ValueError(f"a state without its time: {text[:200]}")
+                    changed = float(found[1])
+                    if changed != last:
+                        watching.delays.append(time.time() - changed)
+                        last = changed
+        except ConnectionClosed:
+            if not stop.is_set():
+                raise
+        finally:
+            closing.cancel()
+            watching.connected -= 1
+
+
+async def close_on(stop: asyncio.Event, connection: ClientConnection) -> None:
+    """Close ``connection`` once ``stop`` is set."""
+    await stop.wait()
+    await connection.close()
+
+
+def gained(stats: BotStats, mark: BotStats) -> BotStats:
+    """What ``stats`` counted since ``mark`` (a copy of it taken earlier, after which
+    its lists were emptied)."""
+    return BotStats(
+        actions=stats.actions - mark.actions,
+        errors=stats.errors - mark.errors,
+        bets_accepted=stats.bets_accepted - mark.bets_accepted,
+        bets_refused=stats.bets_refused - mark.bets_refused,
+        frames=stats.frames - mark.frames,
+        rounds=stats.rounds - mark.rounds,
+        reconnects=stats.reconnects - mark.reconnects,
+        latencies=list(stats.latencies),
+        bet_answers=list(stats.bet_answers),
+        error_codes={
+            code: count - mark.error_codes.get(code, 0)
+            for code, count in stats.error_codes.items()
+            if count > mark.error_codes.get(code, 0)
+        },
+        last_errors=list(stats.last_errors),
+    )
+
+
+def marked(stats: BotStats) -> BotStats:
+    """A copy of ``stats`` to count from (see :func:`gained`); its lists are emptied."""
+    mark = copy.deepcopy(stats)
+    stats.latencies.clear()
+    stats.bet_answers.clear()
+    return mark
+
+
+async def sleep_until(moment: float) -> None:
+    """Sleep until the wall clock reads ``moment``."""
+    await asyncio.sleep(max(0.0, moment - time.time()))
+
+
+async def play(job: dict[str, Any]) -> dict[str, Any]:
+    """One process's part of a phase (see :func:`child`): what its bots, its bots
+    betting behind and its watchers did in the measured window."""
+    from croupier.server.bots import run_bot
+
+    base: str = job["base"]
+    stop = asyncio.Event()
+    players, backers, watching = BotStats(), BotStats(), Watching()
+    tasks: list[asyncio.Task[None]] = []
+    for _ in range(job["watchers"]):
+        tasks.append(asyncio.create_task(watcher(base, WATCHED, stop, watching)))
+        await asyncio.sleep(job["spacing"])
+    for name, token, table, box in job["behind"]:
+        # Players betting behind answer a box's bet within its betting window (1 s here).
+        backer = run_bot(base, name, table, box, stop, backers, think=0.3, token=token, behind=True)
+        tasks.append(asyncio.create_task(backer))
+    if job["watchers"] or job["behind"]:
+        await asyncio.sleep(2.0)
+    for name, token, table, box in job["bots"]:
+        player = run_bot(base, name, table, box, stop, players, think=job["think"], token=token)
+        tasks.append(asyncio.create_task(player))
+    await sleep_until(job["start"])
+    marks = marked(players), watching.frames
+    watching.delays.clear()
+    await sleep_until(job["start"] + job["seconds"])
+    result = {
+        "bots": dataclasses.asdict(gained(players, marks[0])),
+        # Their bets are few (one a round each): counted over the whole phase.
+        "behind": dataclasses.asdict(copy.deepcopy(backers)),
+        "delays": [round(delay, 6) for delay in watching.delays],
+        "frames": watching.frames - marks[1],
+        "connected": watching.connected,
+    }
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return result
+
+
+def child() -> None:
+    """A bots' process (``--child``): for each job read from stdin (a JSON line), play
+    it and write what was seen as a JSON line to stdout."""
+    import croupier.server.bots  # noqa: F401  (imported before the first job's clock runs)
+
+    results = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    sys.stdout = sys.stderr  # only results on the pipe
+    for line in sys.stdin:
+        result = asyncio.run(play(json.loads(line)))
+        results.write(json.dumps(result) + "\n")
+        results.flush()
+
+
+class BotProcesses:
+    """The child processes that play the bots and watchers (see :func:`child`)."""
+
+    def __init__(self, count: int) -> None:
+        self.children: list[subprocess.Popen[str]] = []
+        for _ in range(count):
+            self.children.append(
+                subprocess.Popen(
+                    [sys.executable, str(Path(__file__).resolve()), "--child"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    # Out of the terminal's process group: a Ctrl-C is this process's
+                    # to handle, and it ends them.
+                    start_new_session=True,
+                )
+            )
+
+    @property
+    def pids(self) -> list[int]:
+        """The children's process ids."""
+        return [process.pid for process in self.children]
+
+    def send(self, jobs: list[dict[str, Any]]) -> None:
+        """Give each child its job."""
+        for process, job in zip(self.children, jobs, strict=True):
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(job) + "\n")
+            process.stdin.flush()
+
+    def receive(self) -> list[dict[str, Any]]:
+        """Each child's result, once it has played its job."""
+        results = []
+        for process in self.children:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"bots' process {process.pid} ended ({process.poll()})")
+            results.append(json.loads(line))
+        return results
+
+    def close(self) -> None:
+        """End the children: told to (no more jobs), else killed."""
+        for process in self.children:
+            with contextlib.suppress(OSError):
+                assert process.stdin is not None
+                process.stdin.close()
+        deadline = time.monotonic() + 5.0
+        for process in self.children:
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except (subprocess.TimeoutExpired, KeyboardInterrupt):
+                process.kill()
+                process.wait()
+
+    def __enter__(self) -> BotProcesses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- the servers --------------------------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    """One phase against one server: what its bots did, the time measured, the rounds
+    closed, each part's CPU seconds, and the settlement histogram over the phase; with
+    watchers or bets behind, what they saw."""
+
+    stats: BotStats
+    elapsed: float
+    rounds: int
+    spent: dict[str, float]
+    round_close: Histogram | None
+    behind: BotStats = field(default_factory=BotStats)
+    delays: list[float] = field(default_factory=list)
+    frames: int = 0
+    connected: int = 0
+
+
+@dataclass
+class Server:
+    """One ``croupier serve`` under test: its label, address, database, process and
+    bots' accounts, and the phases played against it."""
+
+    label: str
+    base: str
+    url: str
+    process: subprocess.Popen[bytes]
+    source: str
+    bots: list[tuple[str, str]]
+    behind: list[tuple[str, str]]
+    meter: Meter | None = None
+    played: dict[str, Played] = field(default_factory=dict)
+
+    def closed_rounds(self) -> int:
+        """Rounds settled or void so far."""
+        from croupier.server.db import connect
+
+        engine = connect(self.url)
+        with engine.connect() as conn:
+            count: int = conn.execute(
+                sqlalchemy.text("SELECT count(*) FROM rounds WHERE status <> 'open'")
+            ).scalar_one()
+        engine.dispose()
+        return count
+
+    def round_close(self) -> Histogram | None:
+        """The server's settlement histogram now (``None``: it has none)."""
+        try:
+            with urllib.request.urlopen(f"{self.base}/metrics", timeout=10) as answer:
+                return histogram(answer.read().decode(), ROUND_CLOSE)
+        except OSError:
+            return None
+
+
+def environment(source: Path | None) -> dict[str, str]:
+    """The environment of a process that runs the code in ``source`` (a worktree), or
+    this checkout's (``None``)."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join(
+            part for part in (str(source / "src"), env.get("PYTHONPATH")) if part
+        )
+    return env
+
+
+def start_server(
+    label: str,
+    source: Path | None,
+    url: str,
+    directory: Path,
+    arguments: argparse.Namespace,
+    tables_path: Path,
+    started: list[subprocess.Popen[bytes]],
+) -> Server:
+    """Prepare the bots' accounts in the database at ``url`` and start a server on it
+    with the code in ``source`` (``None``: this checkout's), added to ``started``."""
+    prepared = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--prepare",
+            url,
+            str(arguments.bots + arguments.behind),
+        ],
+        cwd=source,
+        env=environment(source),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    answer = json.loads(prepared.stdout.splitlines()[-1])
+    everyone = [(name, token) for name, token in answer["bots"]]
+    port = free_port()
+    log = (directory / f"serve-{port}.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "croupier",
+            "serve",
+            "--db",
+            url,
+            "--port",
+            str(port),
+            "--tables",
+            str(tables_path),
+            "--workers",
+            str(arguments.workers),
+            # Every bot and watcher comes from this machine's one address.
+            "--sockets-per-address",
+            "1000000",
+        ],
+        # The server's JSON-line log (every request, command and money movement)
+        # goes to a file, as an operator's would: written, not shown.
+        stderr=log,
+        cwd=source,
+        env=environment(source),
+        # Its own process group: a Ctrl-C does not reach it before this script stops it.
+        start_new_session=True,
+    )
+    log.close()
+    started.append(process)
+    server = Server(
+        label,
+        f"http://127.0.0.1:{port}",
+        url,
+        process,
+        answer["source"],
+        everyone[: arguments.bots],
+        everyone[arguments.bots :],
+    )
+    wait_ready(server, directory / f"serve-{port}.log")
+    return server
+
+
+def wait_ready(server: Server, log: Path) -> None:
+    """Wait until ``server`` answers and runs every table."""
+    for _ in range(600):
+        if server.process.poll() is not None:
+            raise RuntimeError(f"{server.label}: the server ended: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{server.base}/api/tables", timeout=5) as answer:
+                listed = json.loads(answer.read())
+            # Every table run by some worker before the clock starts.
+            if all(table["phase"] != "unavailable" for table in listed):
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{server.label}: the server did not start: {log.read_text()[-2000:]}")
+
+
+def stop_servers(started: list[subprocess.Popen[bytes]]) -> None:
+    """Stop each server (SIGTERM: it finishes the rounds in play), all at once; kill
+    each process of one that has not stopped within :data:`STOP_SECONDS`, or at once on
+    a Ctrl-C."""
+    processes: list[psutil.Process] = []
+    for server in started:
+        with contextlib.suppress(psutil.Error):
+            process = psutil.Process(server.pid)
+            processes += [process, *process.children(recursive=True)]
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    try:
+        for server in started:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=max(0.0, deadline - time.monotonic()))
+        psutil.wait_procs(processes, timeout=max(0.0, deadline - time.monotonic()))
+    except KeyboardInterrupt:
+        pass
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            if process.is_running():  # the same process: psutil checks its start time
+                print(f"killing server process {process.pid}: not stopped", file=sys.stderr)
+                process.kill()
+    for server in started:
+        server.wait()
+
+
+# -- the phases ---------------------------------------------------------------------------------
+
+
+def spread(items: list[Any], count: int) -> list[list[Any]]:
+    """``items`` dealt to ``count`` processes in turn.
+
+    >>> spread([1, 2, 3, 4, 5], 2)
+    [[1, 3, 5], [2, 4]]
+    """
+    return [items[index::count] for index in range(count)]
+
+
+def seated(bots: list[tuple[str, str]], table: str | None = None) -> list[list[Any]]:
+    """Each bot with its table and box: (name, token, table, box), seven to a table (or
+    all at ``table``, in turn at its boxes)."""
+    return [
+        [name, token, table or f"t{index // BOXES:03d}", index % BOXES + 1]
         for index, (name, token) in enumerate(bots)
     ]
-    await asyncio.sleep(3.0)  # everyone connected and seated
-    stats.latencies.clear()
-    actions, rounds = stats.actions, closed_rounds(url)
+
+
+def phase(
+    server: Server,
+    pool: BotProcesses,
+    seconds: float,
+    think: float,
+    *,
+    watchers: int = 0,
+    behind: bool = False,
+    measured: bool = True,
+) -> Played:
+    """Play ``seconds`` with every bot of ``server`` (and ``watchers`` watchers, and its
+    bots betting behind) in the bots' processes, and measure it."""
+    count = len(pool.children)
+    lead = SETTLE_SECONDS
+    if watchers or behind:
+        lead += 2.0 + WATCHER_SPACING * watchers
+    start = time.time() + 0.5 + lead
+    bots = spread(seated(server.bots), count)
+    backers = spread(seated(server.behind, WATCHED) if behind else [], count)
+    jobs = [
+        {
+            "base": server.base,
+            "start": start,
+            "seconds": seconds,
+            "think": think,
+            "bots": bots[index],
+            "behind": backers[index],
+            "watchers": watchers // count + (index < watchers % count),
+            "spacing": WATCHER_SPACING * count,
+        }
+        for index in range(count)
+    ]
+    pool.send(jobs)
+    time.sleep(max(0.0, start - time.time()))
+    meter = server.meter if measured else None
+    rounds = server.closed_rounds()
+    close_before = server.round_close() if measured else None
     before = meter.read() if meter is not None else {}
-    start = time.perf_counter()
-    await asyncio.sleep(seconds)
-    elapsed = time.perf_counter() - start
+    began = time.perf_counter()
+    time.sleep(max(0.0, start + seconds - time.time()))
+    elapsed = time.perf_counter() - began
     spent = Meter.spent(before, meter.read()) if meter is not None else {}
-    played = BotStats(
-        actions=stats.actions - actions,
-        errors=stats.errors,
-        latencies=list(stats.latencies),
-        error_codes=dict(stats.error_codes),
+    rounds = server.closed_rounds() - rounds
+    close_after = server.round_close() if measured else None
+    results = pool.receive()
+    round_close = None
+    if close_after is not None:  # before any round closed, the page may have none yet
+        round_close = close_after - (close_before or Histogram({}, 0.0, 0.0))
+    return Played(
+        stats=merged([BotStats(**result["bots"]) for result in results]),
+        elapsed=elapsed,
+        rounds=rounds,
+        spent=spent,
+        round_close=round_close,
+        behind=merged([BotStats(**result["behind"]) for result in results]),
+        delays=[delay for result in results for delay in result["delays"]],
+        frames=sum(result["frames"] for result in results),
+        connected=sum(result["connected"] for result in results),
     )
-    closed = closed_rounds(url) - rounds
-    stop.set()
-    await asyncio.gather(*tasks)
-    return played, elapsed, closed, spent
 
 
-def report(
-    label: str, stats: BotStats, elapsed: float, rounds: int, spent: dict[str, float]
-) -> None:
-    """Print one phase's figures: what the bots saw, then the CPU each part spent
-    (in cores, and per action)."""
-    latencies = sorted(stats.latencies)
-    p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
-    p99 = latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")
+def merged(parts: list[BotStats]) -> BotStats:
+    """The stats of several processes' bots as one."""
+    total = BotStats()
+    for part in parts:
+        total.actions += part.actions
+        total.errors += part.errors
+        total.bets_accepted += part.bets_accepted
+        total.bets_refused += part.bets_refused
+        total.frames += part.frames
+        total.rounds += part.rounds
+        total.reconnects += part.reconnects
+        total.latencies += part.latencies
+        total.bet_answers += part.bet_answers
+        for code, count in part.error_codes.items():
+            total.error_codes[code] = total.error_codes.get(code, 0) + count
+        total.last_errors = [*total.last_errors, *part.last_errors][-10:]
+    return total
+
+
+# -- the report ---------------------------------------------------------------------------------
+
+
+def percentiles(values: list[float]) -> tuple[float, float]:
+    """The p50 and p99 of ``values`` in milliseconds (NaN where there are none)."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan"), float("nan")
+    return statistics.median(ordered) * 1000, ordered[int(0.99 * (len(ordered) - 1))] * 1000
+
+
+def server_per_action(played: Played) -> float:
+    """The server's CPU seconds per action in a phase (NaN without actions)."""
+    if not played.stats.actions or "server" not in played.spent:
+        return float("nan")
+    return played.spent["server"] / played.stats.actions
+
+
+def server_per_frame(played: Played, paced: Played | None) -> float:
+    """The server's CPU seconds per frame to a watcher: its CPU in the watchers' phase,
+    less what its actions cost at the same pace without watchers, over the frames."""
+    if paced is None or not played.frames or "server" not in played.spent:
+        return float("nan")
+    actions_cost = server_per_action(paced) * played.stats.actions
+    return (played.spent["server"] - actions_cost) / played.frames
+
+
+def report(label: str, played: Played) -> None:
+    """Print one phase's figures against one server: what the bots saw, then the CPU
+    each part spent (in cores, and per action) and the settlement's commit time."""
+    stats, elapsed = played.stats, played.elapsed
+    p50, p99 = percentiles(stats.latencies)
     print(
-        f"  {label:34s} {rounds / elapsed:8.1f} rounds/s {stats.actions / elapsed:8.1f} actions/s"
+        f"  {label:34s} {played.rounds / elapsed:8.1f} rounds/s "
+        f"{stats.actions / elapsed:8.1f} actions/s"
         f"   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   errors {stats.errors}"
     )
     if stats.error_codes:
         codes = ", ".join(f"{code} {count}" for code, count in sorted(stats.error_codes.items()))
         print(f"  {'':34s} refused: {codes}")
-    if spent and stats.actions:
+    if played.spent and stats.actions:
         parts = "   ".join(
             f"{part} {seconds / elapsed:4.2f} cores "
             f"({seconds / stats.actions * 1000:.2f} ms an action)"
-            for part, seconds in spent.items()
+            for part, seconds in played.spent.items()
         )
-        print(f"  {'':34s} CPU: {parts}")
-
-
-async def watch(
-    base: str,
-    table: str,
-    count: int,
-    seconds: float,
-    bots: list[tuple[str, str]],
-    url: str,
-    behind: list[tuple[str, str]],
-    meter: Meter,
-) -> tuple[list[float], int, tuple[BotStats, float, int, dict[str, float]], BotStats]:
-    """``count`` watchers on ``table`` while the bots play, and the ``behind`` bots bet
-    behind its boxes: each state's delay to each watcher (seconds), the watchers still
-    connected at the end, the bots' phase, and what the bots behind did."""
-    import websockets
-
-    delays: list[float] = []
-    stop = asyncio.Event()
-    connected = 0
-
-    async def watcher() -> None:
-        nonlocal connected
-        address = base.replace("http", "ws", 1) + f"/ws/tables/{table}"
-        last = 0.0
-        async with websockets.connect(address, max_size=2**20, open_timeout=60) as socket:
-            connected += 1
-            try:
-                while not stop.is_set():
-                    try:
-                        async with asyncio.timeout(0.5):  # a timer: no task per message
-                            text = await socket.recv()
-                    except TimeoutError:
-                        continue
-                    if isinstance(text, str) and text.startswith('{"type": "state"'):
-                        # Each change once: a state sent again (a seat taken) keeps the
-                        # time of the change it shows.  Only its time is read (the
-                        # state's one "now" key): parsing thousands of whole states
-                        # would make the watchers, not the server, what is measured.
-                        found = _NOW.search(text)
-                        if found is None:
-                            raise ValueError(f"a state without its time: {text[:200]}")
-                        changed = float(found[1])
-                        if changed != last:
-                            delays.append(time.time() - changed)
-                            last = changed
-            finally:
-                connected -= 1
-
-    tasks = []
-    for _ in range(count):  # connected a few at a time: a crowd arriving, not one burst
-        tasks.append(asyncio.create_task(watcher()))
-        await asyncio.sleep(0.002)
-    behind_stats = BotStats()
-    # Players betting behind answer a box's bet within its betting window (1 s here).
-    for index, (name, token) in enumerate(behind):
-        box = index % BOXES + 1
-        tasks.append(
-            asyncio.create_task(
-                run_bot(
-                    base, name, table, box, stop, behind_stats, think=0.3, token=token, behind=True
-                )
-            )
+        frames = stats.frames / stats.actions
+        print(f"  {'':34s} CPU: {parts}   ({frames:.1f} frames to the bots an action)")
+    close = played.round_close
+    if close is None:
+        print(f"  {'':34s} settlement commit: n/a")
+    elif close.count:
+        print(
+            f"  {'':34s} settlement commit: {close.count:.0f} rounds"
+            f"   mean {close.total / close.count * 1000:6.1f} ms"
+            f"   p99 {close.quantile(0.99) * 1000:6.1f} ms"
         )
-    await asyncio.sleep(2.0)
-    delays.clear()
-    played = await phase(base, bots, seconds, 1.0, url, meter)
-    still = connected
-    stop.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    return delays, still, played, behind_stats
+    else:
+        print(f"  {'':34s} settlement commit: no round closed")
+
+
+def report_watched(
+    indent: str, played: Played, paced: Played | None, watchers: int, behind: int
+) -> None:
+    """Print what the watchers and the bots betting behind saw in the third phase."""
+    backed = played.behind
+    if behind:
+        p50, p99 = percentiles(backed.bet_answers)
+        codes = ", ".join(f"{code} {count}" for code, count in sorted(backed.error_codes.items()))
+        print(
+            f"  {indent + 'bets behind on ' + WATCHED:34s} {len(backed.bet_answers):8d} bets"
+            f"   accepted {backed.bets_accepted}   refused {backed.bets_refused}"
+            f"   answered p50 {p50:6.1f} ms   p99 {p99:6.1f} ms"
+            f"   ({backed.actions} actions sent)"
+        )
+        if codes:
+            print(f"  {'':34s} refused: {codes}")
+    if watchers:
+        p50, p99 = percentiles(played.delays)
+        print(
+            f"  {indent + 'a state to each watcher':34s} {len(played.delays):8d} deliveries"
+            f"   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
+            f"{played.connected} of {watchers} watchers still connected"
+        )
+        per_frame = server_per_frame(played, paced) * 1e6
+        print(
+            f"  {indent + 'frames to the watchers':34s} {played.frames:8d} frames"
+            f"   {played.frames / played.elapsed:8.1f} a second"
+            f"   server CPU {per_frame:6.1f} µs a frame"
+        )
+
+
+def ratio(current: float, anchor: float) -> str:
+    """``current / anchor`` as text (``n/a`` where either is unknown)."""
+    if math.isnan(current) or math.isnan(anchor) or anchor <= 0:
+        return "n/a"
+    return f"{current / anchor:.2f}"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's options (see the module's text)."""
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--bots", type=int, default=500)
+    options.add_argument("--seconds", type=float, default=30.0)
+    options.add_argument("--db", default=None, help="a PostgreSQL server URL (default: SQLite)")
+    options.add_argument("--workers", type=int, default=1)
+    options.add_argument("--watchers", type=int, default=0)
+    options.add_argument(
+        "--behind", type=int, default=0, help="bots betting behind on the watched table"
+    )
+    options.add_argument(
+        "--warmup", type=float, default=10.0, help="seconds of play before the first phase"
+    )
+    options.add_argument(
+        "--bot-processes", type=int, default=1, help="processes playing the bots and watchers"
+    )
+    options.add_argument(
+        "--anchor", default=None, help="a git revision whose server plays the same phases"
+    )
+    options.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    options.add_argument("--prepare", nargs=2, metavar=("URL", "COUNT"), help=argparse.SUPPRESS)
+    return options
 
 
 def main() -> None:
-    """Run the phases and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bots", type=int, default=500)
-    parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--db", default=None, help="a PostgreSQL server URL (default: SQLite)")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--watchers", type=int, default=0)
-    parser.add_argument(
-        "--behind", type=int, default=0, help="bots betting behind on the watched table"
-    )
-    parser.add_argument(
-        "--warmup", type=float, default=10.0, help="seconds of play before the first phase"
-    )
-    arguments = parser.parse_args()
+    """Run the phases and print the figures (or, as a child, prepare the accounts or
+    play the bots)."""
+    options = parser()
+    arguments = options.parse_args()
+    if arguments.child:
+        child()
+    elif arguments.prepare:
+        import croupier
+
+        url, count = arguments.prepare
+        bots = prepare(url, int(count))
+        print(json.dumps({"source": str(Path(croupier.__file__).parent), "bots": bots}))
+    elif arguments.bot_processes < 1:
+        options.error("--bot-processes: at least 1")
+    else:
+        benchmark(arguments)
+
+
+def benchmark(arguments: argparse.Namespace) -> None:
+    """Start the servers (the anchor's and the current one), play the phases against
+    each in turn and print the figures; stop everything, whatever happens."""
     tables = (arguments.bots + BOXES - 1) // BOXES
-    with tempfile.TemporaryDirectory() as directory, database(arguments.db, directory) as url:
-        everyone = prepare(url, arguments.bots + arguments.behind)
-        bots, behind = everyone[: arguments.bots], everyone[arguments.bots :]
+    started: list[subprocess.Popen[bytes]] = []
+    with contextlib.ExitStack() as stack:
+        directory = stack.enter_context(tempfile.TemporaryDirectory())
         tables_path = Path(directory) / "tables.toml"
         tables_file(tables_path, tables)
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        log = (Path(directory) / "serve.log").open("wb")
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "croupier",
-                "serve",
-                "--db",
-                url,
-                "--port",
-                str(port),
-                "--tables",
-                str(tables_path),
-                "--workers",
-                str(arguments.workers),
-                # Every bot and watcher comes from this machine's one address.
-                "--sockets-per-address",
-                "1000000",
-            ],
-            # The server's JSON-line log (every request, command and money movement)
-            # goes to a file, as an operator's would: written, not shown.
-            stderr=log,
+        sources: list[tuple[str, Path | None]] = []
+        if arguments.anchor:
+            short = git("rev-parse", "--short", "--verify", f"{arguments.anchor}^{{commit}}")
+            sources.append((f"anchor {short}", stack.enter_context(worktree(short, directory))))
+        sources.append(("current", None))
+        urls = [
+            stack.enter_context(database(arguments.db, directory, f"load-{index}"))
+            for index in range(len(sources))
+        ]
+        stack.callback(stop_servers, started)  # before the databases are dropped
+        # Ended first: no bot plays on while the servers finish their rounds.
+        pool = stack.enter_context(BotProcesses(arguments.bot_processes))
+        servers = [
+            start_server(label, source, url, Path(directory), arguments, tables_path, started)
+            for (label, source), url in zip(sources, urls, strict=True)
+        ]
+        for server in servers:
+            server.meter = Meter(server.process.pid, pool.pids, postgres=arguments.db is not None)
+        print(
+            f"croupier serve on {urls[0].split(':')[0]}, {arguments.workers} worker(s): "
+            f"{arguments.bots} bots at {tables} tables of {BOXES} boxes, "
+            f"{arguments.seconds:g} s a phase, {os.cpu_count()} cores shared by server "
+            f"and bots ({arguments.bot_processes} bots' process(es))"
         )
-        try:
-            for _ in range(300):
-                try:
-                    with urllib.request.urlopen(f"{base}/health", timeout=1):
-                        break
-                except OSError:
-                    time.sleep(0.1)
-            # Every table run by some worker before the clock starts.
-            for _ in range(600):
-                try:
-                    with urllib.request.urlopen(f"{base}/api/tables", timeout=5) as answer:
-                        listed = json.loads(answer.read())
-                    if all(table["phase"] != "unavailable" for table in listed):
-                        break
-                except OSError:
-                    pass
-                time.sleep(0.1)
-            print(
-                f"croupier serve on {url.split(':')[0]}, {arguments.workers} worker(s): "
-                f"{arguments.bots} bots at {tables} tables of {BOXES} boxes, "
-                f"{arguments.seconds:g} s a phase, {os.cpu_count()} cores shared by server "
-                "and bots"
+        if len(servers) > 1:
+            for server in servers:
+                print(f"  {server.label}: croupier from {server.source}")
+        if arguments.warmup:  # every table's first round, the caches: off the clock
+            for server in servers:
+                phase(server, pool, arguments.warmup, 1.0, measured=False)
+        play_phases(servers, pool, arguments)
+        print(
+            "  targets (PostgreSQL): 2,000 actions/s flat out; p99 under 50 ms with 1,000 "
+            "bots acting once a second; a state to 5,000 watchers within 200 ms at p99"
+        )
+
+
+def play_phases(servers: list[Server], pool: BotProcesses, arguments: argparse.Namespace) -> None:
+    """Play each measured phase against each server in turn, and print its figures
+    (with an anchor, the current/anchor ratios after each phase)."""
+    titles = {"paced": "each bot acting once a second", "flat": "bots acting as fast as allowed"}
+    if arguments.watchers or arguments.behind:
+        crowd = [f"{arguments.watchers} watchers"] if arguments.watchers else []
+        crowd += [f"{arguments.behind} behind"] if arguments.behind else []
+        titles["watched"] = f"same, {' and '.join(crowd)} on {WATCHED}"
+    several = len(servers) > 1
+    for key, title in titles.items():
+        if several:
+            print(f"  {title}")
+        for server in servers:
+            watched = key == "watched"
+            played = phase(
+                server,
+                pool,
+                arguments.seconds,
+                0.0 if key == "flat" else 1.0,
+                watchers=arguments.watchers if watched else 0,
+                behind=watched,
             )
-            meter = Meter(server.pid, postgres=arguments.db is not None)
-            if arguments.warmup:  # every table's first round, the caches: off the clock
-                asyncio.run(phase(base, bots, arguments.warmup, 1.0, url))
-            paced = asyncio.run(phase(base, bots, arguments.seconds, 1.0, url, meter))
-            report("each bot acting once a second", *paced)
-            flat = asyncio.run(phase(base, bots, arguments.seconds, 0.0, url, meter))
-            report("bots acting as fast as allowed", *flat)
-            if arguments.watchers:
-                watched = watch(
-                    base, "t000", arguments.watchers, arguments.seconds, bots, url, behind, meter
-                )
-                delays, still, played, backed = asyncio.run(watched)
-                report(f"same, {arguments.watchers} watchers on t000", *played)
-                if behind:
-                    print(
-                        f"  {'bets behind on t000':34s} {len(behind):8d} bots"
-                        f"   {backed.actions} bets   refused {backed.errors}"
-                    )
-                delays.sort()
-                if delays:
-                    p50 = statistics.median(delays) * 1000
-                    p99 = delays[int(0.99 * (len(delays) - 1))] * 1000
-                    print(
-                        f"  {'a state to each watcher':34s} {len(delays):8d} deliveries"
-                        f"   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
-                        f"{still} of {arguments.watchers} watchers still connected"
-                    )
-            print(
-                "  targets (PostgreSQL): 2,000 actions/s flat out; p99 under 50 ms with 1,000 "
-                "bots acting once a second; a state to 5,000 watchers within 200 ms at p99"
+            server.played[key] = played
+            report(f"  {server.label}" if several else title, played)
+            if watched:
+                paced = server.played.get("paced")
+                indent = "  " if several else ""
+                report_watched(indent, played, paced, arguments.watchers, arguments.behind)
+        if several:
+            anchor, current = (server.played[key] for server in servers)
+            line = (
+                f"  {'  current/anchor':34s} server CPU per action "
+                f"{ratio(server_per_action(current), server_per_action(anchor))}"
             )
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=30)
-            log.close()
+            if key == "watched" and arguments.watchers:
+                frame = [
+                    server_per_frame(server.played[key], server.played.get("paced"))
+                    for server in servers
+                ]
+                line += f"   per watcher frame {ratio(frame[1], frame[0])}"
+            print(line)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # everything was stopped on the way out
+        sys.exit(130)
