@@ -23,6 +23,7 @@ from fastapi import WebSocket
 
 from croupier.errors import CroupierError
 from croupier.presets import Preset, find_preset
+from croupier.round import Phase
 from croupier.server import accounts, ledger
 from croupier.server.actor import TableActor
 from croupier.server.cluster import GRACE_SECONDS, Claims
@@ -256,6 +257,8 @@ class Hub:
         self._posted: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        #: What tables' bets did, held for their next announcement (:meth:`_hold`).
+        self._held: dict[str, list[Outcome]] = {}
         if settings.share is None:
             now = settings.clock()
             for config in settings.tables:
@@ -337,14 +340,53 @@ class Hub:
     async def announce(
         self, table: str, outcome: Outcome | None, balances: Mapping[int, Decimal]
     ) -> None:
-        """Broadcast ``outcome`` and send the ``balances`` to their owners at ``table``."""
+        """Broadcast ``outcome`` and send the ``balances`` to their owners at ``table``.
+
+        While the table takes bets, what its bets did is held and goes out together
+        after the work queued meanwhile (:meth:`_hold`): a crowd betting behind makes
+        one announcement a burst, not one each (each state shows every bet, so one
+        each grew with the square of the crowd).
+        """
         if outcome is not None and outcome.over:
             self.metrics.rounds.labels(table=table).inc()
             if outcome.close_seconds is not None:
                 self.metrics.round_close_seconds.labels(table=table).observe(outcome.close_seconds)
-        await self.broadcast(table, outcome)
+        runtime = self.runtimes.get(table)
+        if (
+            outcome is not None
+            and not outcome.over
+            and runtime is not None
+            and runtime.round.phase is Phase.BETTING
+            and table in self.actors
+        ):
+            self._hold(table, outcome)
+        else:
+            await self._let_out(table)
+            await self.broadcast(table, outcome)
         if balances:
             self.push_balances(table, balances)
+
+    def _hold(self, table: str, outcome: Outcome) -> None:
+        """Keep ``outcome`` for the table's next announcement, and have one made after
+        the work queued now (one at a time)."""
+        held = self._held.setdefault(table, [])
+        held.append(outcome)
+        if len(held) > 1:
+            return  # its announcement is queued already
+
+        async def let_out(_: None) -> None:
+            await self._let_out(table)
+
+        self.actors[table].post(_nothing, let_out)
+
+    async def _let_out(self, table: str) -> None:
+        """Broadcast the outcomes held for ``table``, as one."""
+        held = self._held.pop(table, None)
+        if not held or table not in self.runtimes:
+            return
+        events = [event for outcome in held for event in outcome.events]
+        merged = Outcome(events, False, held[-1].seq, first=held[0].first)
+        await self.broadcast(table, merged)
 
     # -- running --------------------------------------------------------------------------------
 
@@ -473,6 +515,7 @@ class Hub:
         """
         actor = self.actors.pop(table, None)
         self.runtimes.pop(table, None)
+        self._held.pop(table, None)
         if actor is not None:
             await actor.stop()
         if self.bus is not None:
@@ -892,6 +935,10 @@ class Hub:
         user = connection.user.id
         amounts = await asyncio.to_thread(self.read_balances, {user})
         await self.send(connection, {"type": "balance", "balance": str(amounts[user])})
+
+
+def _nothing() -> None:
+    """No work: a place in a table's queue (what follows it runs after the work before)."""
 
 
 def _utc(now: float) -> datetime:
