@@ -1,0 +1,73 @@
+"""What a table announces while it takes bets: a burst of bets goes out as one
+announcement, with every bet's events in order and the layout as it then stands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from croupier.server.db import connect, migrate
+from croupier.server.hub import Connection, Hub
+from croupier.server.runtime import TableConfig
+from croupier.server.settings import Settings
+from croupier.server.wire import Wire
+from tests.server.tables import books, make_crowd
+from tests.server.test_wire import _Open, _Transport
+
+
+def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) -> None:
+    """Seven seated players and 40 behind them bet at once (RWS v5 1.26: players may
+    bet behind a seated player's box).  Every bet is taken; a watcher gets fewer states
+    than bets (one announcement for what was queued together, not one a bet), the
+    bets' events all and in order, and a last state showing every bet."""
+    url = f"sqlite:///{tmp_path / 'burst.db'}"
+    engine = connect(url)
+    migrate(engine)
+    seated = [f"seat{box}" for box in range(1, 8)]
+    behind = [f"back{n:02d}" for n in range(40)]
+    ids = make_crowd(engine, *seated, *behind)
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60)
+    hub = Hub(engine, Settings(url=url, tables=(table,), cache_dir=None))
+    watcher = _Transport()
+
+    async def play() -> None:
+        await hub.start()
+        try:
+            hub.connections["rws"].add(
+                Connection(socket=None, table="rws", wire=Wire(_Open(), watcher))  # type: ignore[arg-type]
+            )
+            for box, name in enumerate(seated, start=1):
+                await hub.call("rws", "take_box", {"player": name, "box": box})
+
+            async def bet(name: str, box: int) -> None:
+                args = {"op": "bet", "player": name, "args": {"box": box, "amount": "25"}}
+                await hub.call(
+                    "rws", "apply", {**args, "now": hub.now(), "key": name, "user": ids[name]}
+                )
+
+            await asyncio.gather(*(bet(name, box) for box, name in enumerate(seated, start=1)))
+            await asyncio.gather(*(bet(name, n % 7 + 1) for n, name in enumerate(behind)))
+            await hub.call("rws", "view", {"viewer": None, "dealer": False})  # after the last
+        finally:
+            await hub.stop()
+
+    asyncio.run(play())
+    messages = [json.loads(_payload(frame)) for frame in watcher.frames]
+    states = [m["state"] for m in messages if m["type"] == "state"]
+    events = [m for m in messages if m["type"] == "events"]
+    placed = [e for m in events for e in m["events"] if e["type"] == "bet_placed"]
+    assert len(placed) == len(seated) + len(behind)
+    assert [m["first"] for m in events] == [
+        sum(len(m["events"]) for m in events[:i]) for i in range(len(events))
+    ]  # each announcement starts where the one before ended: nothing missed
+    assert len(states) < len(placed) / 2
+    assert len(states[-1]["bets"]) == len(seated) + len(behind)
+    assert books(engine) == []
+    engine.dispose()
+
+
+def _payload(frame: bytes) -> bytes:
+    """The text of a server's (unmasked) WebSocket frame (RFC 6455 5.2)."""
+    length = frame[1] & 0x7F
+    return frame[2 + {126: 2, 127: 8}.get(length, 0) :]
