@@ -1036,8 +1036,9 @@ def test_the_keyboard_reaches_the_bets_in_a_few_tabs_and_the_focus_follows_the_r
     most 10 presses (40 before the felt and the chips each became one tab stop), 3 after
     the skip link.  The arrow keys move within the felt's spots and the chips (a chip
     picked as the arrow reaches it) and within the bet buttons.  After Place bets and
-    after each decision the focus goes to the next thing to do, never to the page's body:
-    the insurance offer, then Hit when her turn comes, then the controls."""
+    after each decision the focus goes to the next thing to do, never to the page's body
+    nor to a decision's button (Enter pressed twice once hit the hand just dealt): the
+    insurance offer's group, then her move's group, then the controls."""
     table = TableConfig(
         id="live", preset="live", betting_seconds=60, offer_seconds=60, decision_seconds=60
     )
@@ -1112,14 +1113,27 @@ def test_the_keyboard_reaches_the_bets_in_a_few_tabs_and_the_focus_follows_the_r
         page.keyboard.press("Enter")
         expect_contains(page.locator(".notice"), "Bets accepted: 15.00")
 
-        # Dealt at once: the focus goes to the offer, then to her turn, never to the body.
+        # Dealt at once: the focus goes to the offer, then to her turn, never to the body,
+        # and never to a decision's button: Enter pressed again (as after Place bets, held
+        # or twice) answers nothing.  Tab reaches the buttons.
         expect_contains(page.locator(".offer"), "Insure")
-        wait_for_focus(page, "Insurance (I)")
+        wait_for_focus(page, "Insurance offer, box 1")
+        page.keyboard.press("Enter")
+        page.keyboard.down("Enter")  # held: its repeats play nothing either
+        page.keyboard.up("Enter")
+        assert page.locator(".offer").count() == 1
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Insurance (I)"
         page.keyboard.press("Tab")
         assert page.evaluate(FOCUSED) == "No thanks (N)"
         page.keyboard.press("Enter")
         expect_contains(page.locator(".actions"), "Stand (S)")
-        wait_for_focus(page, "Hit (H)")
+        wait_for_focus(page, "your move")
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(500)  # a hit would have come back by now
+        assert page.locator("[data-box='1'] .card").count() == 2  # no card drawn on her 16
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED) == "Hit (H)"
         page.keyboard.press("Tab")
         assert page.evaluate(FOCUSED) == "Stand (S)"
         page.keyboard.press("Enter")

@@ -175,6 +175,12 @@ export function TablePage({ id, dealer = false }) {
   // the layout (a chip, a spot); an action letter out of turn says why nothing happens.
   useEffect(() => {
     function onKey(event) {
+      // A key held down repeats: what it was pressed for came before (bets placed), and
+      // its repeats never play what appeared since (a hit on the hand just dealt).
+      if (event.repeat) {
+        if (event.target instanceof Element && event.target.closest(".offer, .actions")) event.preventDefault();
+        return;
+      }
       if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
       if (event.ctrlKey || event.metaKey || event.altKey || document.querySelector("dialog[open]")) return;
       const key = event.key.toLowerCase();
@@ -236,16 +242,20 @@ export function TablePage({ id, dealer = false }) {
     if ((active && active !== document.body && active !== lost) || document.querySelector("dialog[open]")) return;
     const controls = controlsRef.current;
     const felt = lost.matches(".spot, .sit") ? pageRef.current?.querySelector('.felt [data-roving][tabindex="0"]') : null;
-    const target = decisionButton() ?? felt ?? controls?.querySelector('button[data-key="enter"]') ?? controls;
+    const target = decisionArea() ?? felt ?? controls?.querySelector('button[data-key="enter"]') ?? controls;
     lastFocus.current = null;
     target?.focus();
   }
 
-  function decisionButton() {
-    return controlsRef.current?.querySelector(".offer button:not(:disabled), .actions button:not(:disabled)") ?? null;
+  /** The offer or the move the player is asked for: a group that takes the focus, not
+   * one of its buttons, so that a key meant for what came before (the Enter that placed
+   * the bets, pressed twice) never plays a decision. */
+  function decisionArea() {
+    return controlsRef.current?.querySelector(".offer, .actions") ?? null;
   }
 
-  // The player's turn, or an offer to him: the focus goes to its first button.
+  // The player's turn, or an offer to him: the focus goes to its group; Tab reaches
+  // its buttons, or their letters play them.
   const myDecisions = view && you ? view.offers.filter((o) => o.player === you).map((o) => `${o.kind}:${o.box}:${o.hand ?? 1}`) : [];
   const decisionKey = view && you && (view.legal_actions.length || myDecisions.length)
     ? `${view.round}|${view.turn?.yours ? `${view.turn.box}:${view.turn.hand}` : ""}|${myDecisions.join(",")}`
@@ -254,7 +264,7 @@ export function TablePage({ id, dealer = false }) {
     if (!decisionKey || document.querySelector("dialog[open]")) return;
     const active = document.activeElement;
     if (active?.closest?.(".offer, .actions") || active?.matches?.("input:not([type=checkbox]), textarea, select")) return;
-    decisionButton()?.focus();
+    decisionArea()?.focus();
   }, [decisionKey]);
 
   if (!view) {
@@ -327,13 +337,13 @@ export function TablePage({ id, dealer = false }) {
           const kind = offer.kind === "insurance" && offer.blackjack ? "insured-blackjack" : offer.kind;
           const [key, op, label, question] = OFFERS[kind];
           const args = kind === "insured-blackjack" ? { box: offer.box, amount: offer.amount } : { box: offer.box };
-          return html`<div class="row offer" role="group" aria-label=${`${label} offer, box ${offer.box}`}>
+          return html`<div class="row offer" role="group" tabIndex="-1" aria-label=${`${label} offer, box ${offer.box}`}>
             <span>Box ${offer.box}${offer.hand > 1 ? `, hand ${offer.hand}` : ""}: ${question}${offer.amount && kind !== "insured-blackjack" ? ` (${offer.amount})` : ""}</span>
             <button type="button" class="primary" data-key=${key} onClick=${() => table.act(op, args)}>${label} (${key.toUpperCase()})</button>
             <button type="button" data-key="n" onClick=${() => table.act("decline", { box: offer.box, kind: offer.kind })}>No thanks (N)</button>
           </div>`;
         })}
-        ${actions.length > 0 && html`<div class="row actions" role="group" aria-label="your move">
+        ${actions.length > 0 && html`<div class="row actions" role="group" tabIndex="-1" aria-label="your move">
           ${actions.map((action) => html`<button type="button" class=${action === "surrender" ? "" : "primary"} data-key=${ACTIONS[action][0]}
             onClick=${() => decide(action, view.legal_actions.length ? null : surrender)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
           ${surrender && !view.legal_actions.length && html`<span class="fine">Surrender: half your bet back (${view.rules}).</span>`}
