@@ -97,7 +97,11 @@ export class TableConnection {
         setBalance(data.balance);
         break;
       case "bets_confirmed":
-        this.tell("info", `Bets accepted: ${format(data.total)}`, "bets_confirmed");
+        this.tell(
+          "info",
+          `Bets accepted: ${format(data.total)}. The cards come when every player at the table has placed his bets, or when the clock runs out.`,
+          "bets_confirmed",
+        );
         this.announce(`Bets accepted: ${format(data.total)}`);
         break;
       case "error":

@@ -359,6 +359,28 @@ def test_rws_v5_5_8_no_more_bets_comes_once_every_bettor_has_confirmed(
     assert books(engine) == []
 
 
+def test_one_seated_players_confirmation_never_closes_betting_for_another(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.8: "No more bets" comes early only once every player at the table has
+    said his bets are made.  ann and bob are seated; ann bets and confirms at once: bob,
+    who has not bet yet, keeps his betting time (he once found his spots disabled 0.14 s
+    after betting opened).  Once he bets and confirms, the cards come.  A seated player
+    who has gone (away) does not hold the table up."""
+    ids = make_users(engine, "ann", "bob", "cyd")
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS)
+    for box, name in ((1, "ann"), (2, "bob"), (3, "cyd")):
+        runtime.take_box(name, box)
+    runtime.disconnected("cyd", now=0.5)  # gone: his seat is kept, he holds nothing up
+    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    assert runtime.confirm_bets("ann", now=1.1)[1] is None
+    assert runtime.round.phase is Phase.BETTING
+    runtime.apply("bet", "bob", {"box": 2, "amount": "25"}, now=3)
+    outcome = runtime.confirm_bets("bob", now=4)[1]
+    assert outcome is not None and outcome.events[0].type == "bets_closed"
+    assert books(engine) == []
+
+
 def test_rws_v5_5_8_chips_on_the_layout_at_no_more_bets_are_the_bet(
     engine: sqlalchemy.Engine,
 ) -> None:

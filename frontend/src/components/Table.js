@@ -125,7 +125,8 @@ export function TablePage({ id, dealer = false }) {
   }
 
   /** Enter: the bets on the layout are confirmed ("Bets accepted: 35.00"); once every
-   * player with a bet has confirmed, the round is dealt without waiting for the clock. */
+   * player at the table (with a bet, or seated) has confirmed, the round is dealt without
+   * waiting for the clock. */
   function placeBets() {
     if (!placed.length && !myChips.length) return table.tell("error", "Put chips on a betting spot first.");
     // Chips still on their way are ahead of the confirmation on the same socket: the

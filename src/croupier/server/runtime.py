@@ -586,8 +586,8 @@ class TableRuntime:
 
     def confirm_bets(self, player: str, now: float) -> tuple[Decimal, Outcome | None]:
         """``player`` says his bets are made: returns their total, and the round's deal
-        when every player with a bet on the layout has confirmed (no need to wait for
-        the betting clock).
+        when every player with a bet on the layout and every player seated at the table
+        (not away) has confirmed (no need to wait for the betting clock).
 
         A bet placed or withdrawn afterwards is confirmed again.  Refused while the
         player has no bet on the layout, or has a box under the table minimum (RWS v5
@@ -617,9 +617,18 @@ class TableRuntime:
         self.confirmed.add(player)
         total = sum((placed.amount for placed in mine), Decimal(0))
         self._now = now
-        if {placed.player for placed in game.placed_bets} <= self.confirmed and not self.draining:
+        if self._everyone_confirmed() and not self.draining:
             return total, self._close_betting(now)
         return total, None
+
+    def _everyone_confirmed(self) -> bool:
+        """Whether "No more bets" may come before the clock: every player with a bet on
+        the layout, and every player seated at a box here (who may not have bet yet),
+        has confirmed.  One player's confirmation never shortens another's time to bet
+        (a live table gives everyone the same betting time)."""
+        waiting = {placed.player for placed in self.round.placed_bets}
+        waiting |= {seat.user for seat in self.seats.values() if seat.away_since is None}
+        return waiting <= self.confirmed
 
     def events_since(
         self, round_id: str, first: int, *, dealer: bool = False
