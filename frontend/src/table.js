@@ -15,6 +15,11 @@ import { joinEvents } from "./events.js";
 const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 const RECONNECT_MS = [500, 1000, 2000, 5000];
+/** Quiet this long, the page pings the server (which answers at once). */
+const PING_MS = 3000;
+/** Nothing heard this long (a ping unanswered: a network gone silently), the socket is
+ * taken for dead, well before a decision's clock runs out: "Reconnecting…". */
+const DEAD_MS = 8000;
 /** Events kept for the table's log. */
 const LOG_LENGTH = 120;
 /** Finished rounds whose events the log shows after a reload. */
@@ -49,7 +54,28 @@ export class TableConnection {
     this.closed = false;
     // The round at the table and its events (for the summary at its end).
     this.current = { round: null, number: null, events: [] };
+    /** When the socket last heard from the server, and when we last pinged it. */
+    this.heard = Date.now();
+    this.pinged = 0;
+    this.heartbeat = setInterval(() => this.listen(), 1000);
     this.open();
+  }
+
+  /** The heartbeat: a ping after a quiet spell, and a socket that hears nothing taken
+   * for dead (a network gone silently never closes it by itself). */
+  listen() {
+    const socket = this.socket;
+    if (this.closed || !socket || socket.readyState !== WebSocket.OPEN) return;
+    const now = Date.now();
+    if (now - this.heard > DEAD_MS) {
+      socket.onclose = null;
+      socket.onmessage = null;
+      socket.close();
+      this.reconnect(socket, 1006);
+    } else if (now - this.heard > PING_MS && now - this.pinged > PING_MS) {
+      this.pinged = now;
+      socket.send(JSON.stringify({ type: "ping" }));
+    }
   }
 
   open() {
@@ -58,25 +84,32 @@ export class TableConnection {
     this.socket = socket;
     socket.onopen = () => {
       this.attempt = 0;
+      this.heard = Date.now();
       if (this.status.value === "reconnecting") this.announce("Connected to the table again.");
       this.status.value = "open";
       // Signed in by the session cookie the browser sent with the socket.
       if (user.value) socket.send(JSON.stringify({ type: "auth" }));
     };
-    socket.onmessage = (message) => this.receive(JSON.parse(message.data));
-    socket.onclose = (close) => {
-      if (this.closed || this.socket !== socket) return;
-      if (close.code === 4404) {
-        this.status.value = "closed";
-        this.announce("This table is closed.");
-        return;
-      }
-      if (this.status.value !== "reconnecting") this.announce("Connection lost: reconnecting to the table…");
-      this.status.value = "reconnecting";
-      const wait = RECONNECT_MS[Math.min(this.attempt, RECONNECT_MS.length - 1)];
-      this.attempt += 1;
-      setTimeout(() => !this.closed && this.open(), wait);
+    socket.onmessage = (message) => {
+      this.heard = Date.now();
+      this.receive(JSON.parse(message.data));
     };
+    socket.onclose = (close) => this.reconnect(socket, close.code);
+  }
+
+  /** The socket closed (or was taken for dead): open another, a little later each time. */
+  reconnect(socket, code) {
+    if (this.closed || this.socket !== socket) return;
+    if (code === 4404) {
+      this.status.value = "closed";
+      this.announce("This table is closed.");
+      return;
+    }
+    if (this.status.value !== "reconnecting") this.announce("Connection lost: reconnecting to the table…");
+    this.status.value = "reconnecting";
+    const wait = RECONNECT_MS[Math.min(this.attempt, RECONNECT_MS.length - 1)];
+    this.attempt += 1;
+    setTimeout(() => !this.closed && this.socket === socket && this.open(), wait);
   }
 
   receive(data) {
@@ -239,6 +272,7 @@ export class TableConnection {
 
   close() {
     this.closed = true;
+    clearInterval(this.heartbeat);
     this.status.value = "closed";
     this.socket?.close();
   }

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import sqlalchemy
@@ -362,6 +362,48 @@ def test_two_players_play_whole_rounds_with_a_split_a_double_insurance_and_a_sid
         person.close()
     for name in ("lobby.png", "table-mid-round.png", "recall.png"):
         assert (screenshots / name).read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_network_gone_silent_is_noticed_and_the_round_found_again(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """A network that goes silent closes nothing: no frame comes, none goes (once the
+    countdown sat at "Decide in 0s" for 46 s, the buttons enabled).  The page pings
+    the server when it hears nothing and, with no answer well within the decision
+    clock, says "Reconnecting…" and disables the decisions; the network back, it
+    reconnects, shows the round where it stands, and her decision plays."""
+    table = TableConfig(
+        id="rws", preset="rws-v5", betting_seconds=2, offer_seconds=60, decision_seconds=60
+    )
+    for site in serve(tmp_path, table, shoes={"rws": RWS_SHOE}):
+        ann = Player(browser, site)
+        page = ann.page
+        silent = threading.Event()
+
+        def route(socket: Any, silent: threading.Event = silent) -> None:
+            if silent.is_set():  # no network: nothing gets through
+                socket.close()
+                return
+            server = socket.connect_to_server()
+            socket.on_message(lambda message: None if silent.is_set() else server.send(message))
+            server.on_message(lambda message: None if silent.is_set() else socket.send(message))
+
+        page.route_web_socket(re.compile(r".*/ws/tables/.*"), route)
+        ann.sign_up("ann")
+        ann.sit_at("rws")
+        page.click("[data-spot='1:main']")
+        page.keyboard.press("Enter")
+        expect_contains(page.locator(".actions"), "Surrender (R)")
+        silent.set()
+        expect_contains(page.locator(".link"), "Reconnecting")
+        assert page.locator(".actions button:not([disabled])").count() == 0
+        silent.clear()
+        page.wait_for_selector(".actions button[data-key='s']:not([disabled])")
+        expect_contains(page.locator("[data-box='1'] .total"), "17")
+        page.keyboard.press("s")  # plays on: declines the surrender and stands
+        expect_text(page.locator("#balance"), "1025.00")  # the dealer busts
+        assert site.balance("ann") == Decimal("1025.00")
+        ann.close()
 
 
 def test_a_newcomer_plays_with_the_keyboard_and_reloads_in_the_middle_of_a_round(

@@ -304,7 +304,11 @@ export function TablePage({ id, dealer = false }) {
     buttons[next].focus();
   }
   // Place bets is the tab stop again when the button moved to has been disabled since.
-  const usable = { u: myChips.length > 0, c: placed.length > 0, b: lastBets.length > 0, x: lastBets.length > 0, enter: true };
+  // Nothing is sent while the socket is down or taken for dead ("Reconnecting…").
+  const offline = table.status.value !== "open";
+  const usable = offline
+    ? { u: false, c: false, b: false, x: false, enter: false }
+    : { u: myChips.length > 0, c: placed.length > 0, b: lastBets.length > 0, x: lastBets.length > 0, enter: true };
   const betTab = usable[betStop] ? betStop : "enter";
   const betButton = (key, props, label) => html`<button type="button" data-key=${key} tabIndex=${betTab === key ? 0 : -1}
     disabled=${!usable[key]} onFocus=${() => setBetStop(key)} ...${props}>${label}</button>`;
@@ -340,13 +344,13 @@ export function TablePage({ id, dealer = false }) {
           const args = kind === "insured-blackjack" ? { box: offer.box, amount: offer.amount } : { box: offer.box };
           return html`<div class="row offer" role="group" tabIndex="-1" aria-label=${`${label} offer, box ${offer.box}`}>
             <span>Box ${offer.box}${offer.hand > 1 ? `, hand ${offer.hand}` : ""}: ${question}${offer.amount && kind !== "insured-blackjack" ? ` (${offer.amount})` : ""}</span>
-            <button type="button" class="primary" data-key=${key} onClick=${() => table.act(op, args)}>${label} (${key.toUpperCase()})</button>
-            <button type="button" data-key="n" onClick=${() => table.act("decline", { box: offer.box, kind: offer.kind })}>No thanks (N)</button>
+            <button type="button" class="primary" data-key=${key} disabled=${offline} onClick=${() => table.act(op, args)}>${label} (${key.toUpperCase()})</button>
+            <button type="button" data-key="n" disabled=${offline} onClick=${() => table.act("decline", { box: offer.box, kind: offer.kind })}>No thanks (N)</button>
           </div>`;
         })}
         ${actions.length > 0 && html`<div class="row actions" role="group" tabIndex="-1" aria-label="your move">
           ${actions.map((action) => html`<button type="button" class=${action === "surrender" ? "" : "primary"} data-key=${ACTIONS[action][0]}
-            onClick=${() => decide(action, view.legal_actions.length ? null : surrender)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
+            disabled=${offline} onClick=${() => decide(action, view.legal_actions.length ? null : surrender)}>${ACTIONS[action][1]} (${ACTIONS[action][0].toUpperCase()})</button>`)}
           ${surrender && !view.legal_actions.length && html`<span class="fine">Surrender: half your bet back (${view.rules}).</span>`}
         </div>`}
         ${queued.map((q) => html`<p class="fine" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
