@@ -16,10 +16,10 @@ const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (
 
 const RECONNECT_MS = [500, 1000, 2000, 5000];
 /** Quiet this long, the page pings the server (which answers at once). */
-const PING_MS = 3000;
+const PING_MS = 4000;
 /** Nothing heard this long (a ping unanswered: a network gone silently), the socket is
  * taken for dead, well before a decision's clock runs out: "Reconnecting…". */
-const DEAD_MS = 8000;
+const DEAD_MS = 10000;
 /** Events kept for the table's log. */
 const LOG_LENGTH = 120;
 /** Finished rounds whose events the log shows after a reload. */
