@@ -10,6 +10,7 @@ import { openRound, remember, road, setOpenRound } from "./road.js";
 import { setBalance, user } from "./session.js";
 import { play } from "./sound.js";
 import { joinEvents } from "./events.js";
+import { sideBetName } from "./names.js";
 
 // getRandomValues works on plain http too (randomUUID needs a secure context).
 const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -236,6 +237,18 @@ export class TableConnection {
     const fresh = events.map((event, index) => ({ id: `${round}:${start + index}`, round, number, event }));
     this.events.value = [...fresh.reverse(), ...this.events.value].slice(0, LOG_LENGTH);
     if (events.some((e) => e.type === "card_dealt")) play("card");
+    // A bet of ours given back while the round goes on (a side bet with no bet on its
+    // box, an excess over the box's maximum) is said in words; its money is back in
+    // the balance the server sends with it.
+    const you = this.you.value;
+    const ended = events.some((e) => e.type === "round_settled" || e.type === "round_voided");
+    const returned = ended ? [] : events.filter((e) => e.type === "bet_returned" && e.player === you);
+    if (returned.length) {
+      const words = returned.map((e) => `your ${e.bet === "main" ? "bet" : sideBetName(e.bet)} on box ${e.box} (${format(e.amount)}) came back: ${e.reason}`);
+      const text = `${words.join("; ")}.`.replace(/^y/, "Y");
+      this.tell("info", text, "bet_returned");
+      this.announce(text);
+    }
   }
 
   /** Say something to a screen reader: the announcer's new line. */

@@ -999,3 +999,33 @@ def test_a_table_socket_knows_its_transport_under_uvicorn(tmp_path: Path) -> Non
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_a_side_bet_returned_at_no_more_bets_is_back_in_the_balance_at_once(
+    db_url: str, clock: Clock
+) -> None:
+    """RWS v5: a side bet on a box with no initial bet does not play; at "No more bets"
+    it comes back, and the player's balance shows it then, not at the end of the round
+    (the page once showed the money as lost for the whole round)."""
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        with client.websocket_connect("/ws/tables/rws") as socket:
+            receive_until(socket, "welcome")
+            socket.send_json({"type": "auth", "token": token})
+            receive_until(socket, "balance")
+            for key, args in (
+                ("main", {"box": 1, "amount": "25"}),
+                ("pair", {"box": 2, "amount": "5", "bet": "player_pair"}),
+            ):
+                socket.send_json({"type": "action", "op": "bet", "args": args, "key": key})
+                receive_until(socket, "ack", key=key)
+            assert receive_until(socket, "balance")["balance"] == "970.00"
+            clock.now += 6  # no more bets: the side bet on box 2 comes back
+            returned = receive_until(socket, "events")
+            while not any(e["type"] == "bet_returned" for e in returned["events"]):
+                returned = receive_until(socket, "events")
+            (event,) = [e for e in returned["events"] if e["type"] == "bet_returned"]
+            assert (event["player"], event["box"], event["bet"]) == ("ann", 2, "player_pair")
+            balance = receive_until(socket, "balance")
+            assert balance["balance"] == "975.00"
+            assert client.get("/api/tables/rws").json()["phase"] != "settled"

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from fastapi import WebSocket
 
 from croupier.errors import CroupierError
+from croupier.events import BetReturned
 from croupier.presets import Preset, find_preset
 from croupier.round import Phase
 from croupier.server import accounts, ledger
@@ -317,10 +318,19 @@ class Hub:
 
     async def balances(self, table: str, outcome: Outcome | None) -> dict[int, Decimal]:
         """The balances to send after ``outcome``: everyone's at the table when a round
-        is over, nobody's otherwise (read in a worker thread)."""
-        if outcome is None or not outcome.over:
+        is over; otherwise those of the players a bet was given back to (a side bet with
+        no bet on its box at "No more bets": its money is back at once, not at the end
+        of the round).  Read in a worker thread."""
+        if outcome is None:
             return {}
-        ids = {c.user.id for c in self.connections[table] if c.user is not None}
+        present = [c.user for c in self.connections[table] if c.user is not None]
+        if outcome.over:
+            ids = {user.id for user in present}
+        else:
+            returned = {e.player for e in outcome.events if isinstance(e, BetReturned)}
+            ids = {user.id for user in present if user.name in returned}
+        if not ids:
+            return {}
         return await asyncio.to_thread(self.read_balances, ids)
 
     def read_balances(self, ids: set[int]) -> dict[int, Decimal]:
