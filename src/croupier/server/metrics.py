@@ -176,8 +176,10 @@ class LogWriter(logging.Handler):
             try:
                 self.stream.write("\n".join(lines) + "\n")
                 self.stream.flush()
-            except Exception:  # the stream is gone (a closed pipe): the lines with it
-                logging.raiseExceptions = False
+            except (OSError, ValueError):
+                # The stream is gone (a closed pipe or file): its lines go with it, as
+                # there is nowhere left to tell.
+                return
 
 
 def log_json_lines(level: int = logging.INFO) -> LogWriter:
