@@ -1,11 +1,18 @@
-"""Helpers of the server tests: users with chips, and tables on known cards."""
+"""Helpers of the server tests: users with chips, tables on known cards, and an
+application served on loopback."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import threading
+import time
+from collections.abc import Iterator
 from decimal import Decimal
+from typing import Any
 
 import sqlalchemy
+import uvicorn
 
 from croupier.presets import find_rules
 from croupier.server import accounts, ledger
@@ -69,3 +76,22 @@ def table(
     if cards is not None:
         shoe = ServerShoe.stacked(cards, decks=find_rules(preset).decks)
     return TableRuntime(config, engine, ids.__getitem__, now=now, shoe=shoe)
+
+
+@contextlib.contextmanager
+def served(app: Any, port: int, **options: Any) -> Iterator[None]:
+    """Serve ``app`` with uvicorn on loopback ``port`` (uvicorn's ``options`` too), in a
+    thread, until the block ends."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "the server did not start"
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -6,14 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from websockets.sync.client import connect
 
 from croupier.server import hub as hub_module
@@ -22,6 +19,7 @@ from croupier.server.hub import SEND_SECONDS, Connection, Hub
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings
 from croupier.server.wire import BUFFER_BYTES, Wire, text_frame
+from tests.server.tables import served
 from tests.server.test_cluster import receive
 from tests.server.test_crash import free_port
 from tests.server.test_faults import sign_in
@@ -33,19 +31,8 @@ def serving(tmp_path: Path, *, deflate: bool) -> Iterator[tuple[str, Hub]]:
     table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60)
     app = create_app(Settings(url=f"sqlite:///{tmp_path / 'wire.db'}", tables=(table,)))
     port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=deflate
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "the server did not start"
-    yield f"127.0.0.1:{port}", app.state.hub
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(app, port, ws_per_message_deflate=deflate):
+        yield f"127.0.0.1:{port}", app.state.hub
 
 
 def next_state(socket: Any) -> str:
