@@ -20,7 +20,6 @@ import shutil
 import signal
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -29,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 import sqlalchemy
-import uvicorn
 
 from croupier.server import accounts, db, ledger
 from croupier.server.app import Settings, create_app
 from croupier.server.runtime import TableConfig
 from croupier.server.schema import users
 from croupier.server.shoes import ServerShoe
+from tests.server.tables import served
 from tests.server.test_runtime_scenarios import LIVE_HOLE_1, LIVE_SHOE, RWS_SHOE
 
 # Chromium drives the page: the browser tier.
@@ -104,18 +103,8 @@ def serve(tmp_path: Path, *tables: TableConfig, shoes: dict[str, str]) -> Iterat
         shoes={table: ServerShoe.stacked(cards) for table, cards in shoes.items()},
     )
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "the server did not start"
-    yield Site(f"http://127.0.0.1:{port}", db_url)
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(create_app(settings), port):
+        yield Site(f"http://127.0.0.1:{port}", db_url)
 
 
 @pytest.fixture
@@ -398,9 +387,10 @@ def test_a_network_gone_silent_is_noticed_and_the_round_found_again(
         expect_contains(page.locator(".link"), "Reconnecting")
         assert page.locator(".actions button:not([disabled])").count() == 0
         silent.clear()
+        expect_text(page.locator(".link"), "")  # connected again
         page.wait_for_selector(".actions button[data-key='s']:not([disabled])")
         expect_contains(page.locator("[data-box='1'] .total"), "17")
-        page.keyboard.press("s")  # plays on: declines the surrender and stands
+        page.click(".actions button[data-key='s']")  # plays on: declines surrender, stands
         expect_text(page.locator("#balance"), "1025.00")  # the dealer busts
         assert site.balance("ann") == Decimal("1025.00")
         ann.close()
