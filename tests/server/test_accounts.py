@@ -10,6 +10,7 @@ import sqlalchemy
 from sqlalchemy import func, select
 
 from croupier.server import accounts
+from croupier.server.driver import trace
 from croupier.server.errors import (
     AuthError,
     InvalidCredentials,
@@ -237,10 +238,7 @@ def test_a_signed_in_socket_confirms_its_session_in_two_statements(
     token = sign_in(engine, PASSWORD, T0)
     almost = accounts.IDLE - timedelta(minutes=1)
     with engine.begin() as conn:
-        statements: list[str] = []
-        sqlalchemy.event.listen(
-            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
-        )
+        statements = trace(conn)
         assert accounts.confirm(conn, token, now=T0 + almost) == user_id
         assert len(statements) == 2
         # An earlier time (another process's clock) never moves the last use back.

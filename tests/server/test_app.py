@@ -1007,7 +1007,8 @@ def test_a_side_bet_returned_at_no_more_bets_is_back_in_the_balance_at_once(
     """RWS v5: a side bet on a box with no initial bet does not play; at "No more bets"
     it comes back, and the player's balance shows it then, not at the end of the round
     (the page once showed the money as lost for the whole round)."""
-    with server(db_url, clock) as client:
+    # Ann's box is dealt 10 and 6 against the dealer's 9: the round waits for her.
+    with server(db_url, clock, shoes={"rws": "TC 9D 6H 5S"}) as client:
         token = sign_up(client, "ann")
         with client.websocket_connect("/ws/tables/rws") as socket:
             receive_until(socket, "welcome")

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from croupier.server import accounts, ledger, limits, play_sessions
 from croupier.server.dependencies import SESSION_COOKIE
+from croupier.server.driver import trace
 from croupier.server.errors import (
     InvalidLimit,
     LossLimitReached,
@@ -380,10 +381,7 @@ def test_a_session_of_play_goes_on_in_one_statement_until_thirty_minutes_away(
     never moved back by an earlier time), and a new one starts after AWAY."""
     with engine.begin() as conn:
         first = play_sessions.touch(conn, ann, NOON)
-        statements: list[str] = []
-        sqlalchemy.event.listen(
-            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
-        )
+        statements = trace(conn)
         later = NOON + play_sessions.AWAY
         going_on = play_sessions.touch(conn, ann, later)
         assert len(statements) == 1

@@ -11,6 +11,7 @@ import sqlalchemy
 from sqlalchemy import func, select
 
 from croupier.server import accounts, rounds_store
+from croupier.server.driver import trace
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.schema import round_inputs, round_players, rounds
 
@@ -196,10 +197,7 @@ def test_several_players_finish_in_one_statement(engine: sqlalchemy.Engine) -> N
         create(conn, "t1-1")
         for user in (alice, bob):
             rounds_store.join_round(conn, "t1-1", user, Decimal("50"))
-        statements: list[str] = []
-        sqlalchemy.event.listen(
-            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
-        )
+        statements = trace(conn)
         rounds_store.finish_round_players(
             conn, "t1-1", {alice: Decimal("75.50"), bob: Decimal("0")}
         )
@@ -221,10 +219,7 @@ def test_an_input_and_a_join_cost_one_statement_each(engine: sqlalchemy.Engine) 
     with engine.begin() as conn:
         (alice,) = users(conn, "alice")
         create(conn, "t1-1")
-        statements: list[str] = []
-        sqlalchemy.event.listen(
-            conn, "before_cursor_execute", lambda *args: statements.append(args[2])
-        )
+        statements = trace(conn)
         rounds_store.append_input(conn, "t1-1", 1, {"op": "stand", "player": "ann"})
         rounds_store.join_round(conn, "t1-1", alice, Decimal("10"))
         assert len(statements) == 2

@@ -13,6 +13,7 @@ ValueError: database URL scheme 'mysql' is not supported; use sqlite:// or postg
 from __future__ import annotations
 
 import functools
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -202,7 +203,15 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: sqlalchemy.Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # On the driver's connection itself: every command at a table begins one.
+        driver = connection.connection.dbapi_connection
+        assert driver is not None
+        try:
+            driver.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:  # typed as SQLAlchemy types the driver's errors
+            raise sqlalchemy.exc.DBAPIError.instance(
+                "BEGIN IMMEDIATE", (), error, sqlite3.Error
+            ) from error
 
     return engine
 

@@ -44,10 +44,10 @@ from croupier.server.db import (
     ANY_OF_MOST,
     any_of,
     in_chunks,
-    insert_ignoring,
     insert_ignoring_for,
     utcnow,
 )
+from croupier.server.driver import Prepared
 from croupier.server.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -152,10 +152,20 @@ def _positive_units(amount: Decimal, what: str) -> int:
 # -- accounts ----------------------------------------------------------------------
 
 
+_FIND_ACCOUNT = Prepared(
+    select(accounts.c.id).where(
+        accounts.c.kind == bindparam("kind"), accounts.c.owner == bindparam("owner")
+    )
+)
+
+
+@functools.cache
+def _new_account_statement(dialect: str) -> Prepared:
+    return Prepared(insert_ignoring_for(dialect, accounts, ("kind", "owner")))
+
+
 def _find_account(conn: sqlalchemy.Connection, kind: str, owner: str) -> int | None:
-    found: int | None = conn.execute(
-        select(accounts.c.id).where(accounts.c.kind == kind, accounts.c.owner == owner)
-    ).scalar_one_or_none()
+    found: int | None = _FIND_ACCOUNT.run(conn, {"kind": kind, "owner": owner}).scalar()
     return found
 
 
@@ -163,8 +173,8 @@ def _account(conn: sqlalchemy.Connection, kind: str, owner: str) -> int:
     found = _find_account(conn, kind, owner)
     if found is not None:
         return found
-    conn.execute(
-        insert_ignoring(conn, accounts, ["kind", "owner"]).values(kind=kind, owner=owner, balance=0)
+    _new_account_statement(conn.dialect.name).run(
+        conn, {"kind": kind, "owner": owner, "balance": 0}
     )
     created = _find_account(conn, kind, owner)
     if created is None:
@@ -211,11 +221,10 @@ def balances(conn: sqlalchemy.Connection, user_ids: Iterable[int]) -> dict[int, 
         return {}
     found: dict[int, int] = {}
     for chunk in in_chunks(wanted):
-        rows = conn.execute(
-            _balances_statement(len(chunk)),
-            {f"owner{index}": str(user) for index, user in enumerate(chunk)},
+        rows = _balances_statement(len(chunk)).run(
+            conn, {f"owner{index}": str(user) for index, user in enumerate(chunk)}
         )
-        found.update((int(row.owner), int(row.balance)) for row in rows)
+        found.update((int(row.owner), int(row.balance)) for row in rows.all())
     return {user: from_units(found.get(user, 0)) for user in wanted}
 
 
@@ -262,20 +271,17 @@ def _lock(conn: sqlalchemy.Connection, account_ids: Iterable[int]) -> dict[int, 
     """
     locked: dict[int, int] = {}
     for chunk in in_chunks(sorted(set(account_ids))):  # in id order across the chunks too
-        rows = conn.execute(
-            select(accounts.c.id, accounts.c.balance)
-            .where(any_of(accounts.c.id, chunk))
-            .order_by(accounts.c.id)
-            .with_for_update()
+        rows = _lock_statement(len(chunk)).run(
+            conn, {f"id{index}": account for index, account in enumerate(chunk)}
         )
-        locked.update((row.id, row.balance) for row in rows)
+        locked.update((row.id, row.balance) for row in rows.all())
     return locked
 
 
 # The statements of every stake, built once (per count of accounts where it varies):
 # building one costs more of the server's time than running it.
-_LEGS = insert(legs)
-_KEY_OR_CLOSING = (
+_LEGS = Prepared(insert(legs))
+_KEY_OR_CLOSING = Prepared(
     select(transactions.c.id, transactions.c.idempotency_key, transactions.c.request_hash)
     .where(
         sqlalchemy.or_(
@@ -303,8 +309,20 @@ def _owned(count: int) -> sqlalchemy.ColumnElement[bool]:
 
 
 @functools.lru_cache(maxsize=64)
-def _lock_owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str, int]]:
-    return (
+def _lock_statement(count: int) -> Prepared:
+    """Lock the accounts ``id{i}``, in id order; their balances."""
+    ids = (accounts.c.id == bindparam(f"id{index}") for index in range(count))
+    return Prepared(
+        select(accounts.c.id, accounts.c.balance)
+        .where(sqlalchemy.or_(*ids))
+        .order_by(accounts.c.id)
+        .with_for_update()
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _lock_owned_statement(count: int) -> Prepared:
+    return Prepared(
         select(accounts.c.id, accounts.c.kind, accounts.c.owner, accounts.c.balance)
         .where(_owned(count))
         .order_by(accounts.c.id)
@@ -313,24 +331,26 @@ def _lock_owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str, 
 
 
 @functools.lru_cache(maxsize=64)
-def _owned_statement(count: int) -> sqlalchemy.Select[tuple[int, str, str]]:
-    return select(accounts.c.id, accounts.c.kind, accounts.c.owner).where(_owned(count))
+def _owned_statement(count: int) -> Prepared:
+    return Prepared(select(accounts.c.id, accounts.c.kind, accounts.c.owner).where(_owned(count)))
 
 
 @functools.lru_cache(maxsize=64)
-def _balances_statement(count: int) -> sqlalchemy.Select[tuple[str, int]]:
-    return select(accounts.c.owner, accounts.c.balance).where(
-        accounts.c.kind == "player",
-        sqlalchemy.or_(*(accounts.c.owner == bindparam(f"owner{index}") for index in range(count))),
+def _balances_statement(count: int) -> Prepared:
+    owners = (accounts.c.owner == bindparam(f"owner{index}") for index in range(count))
+    return Prepared(
+        select(accounts.c.owner, accounts.c.balance).where(
+            accounts.c.kind == "player", sqlalchemy.or_(*owners)
+        )
     )
 
 
 @functools.lru_cache(maxsize=64)
-def _move_statement(count: int) -> sqlalchemy.Update:
+def _move_statement(count: int) -> Prepared:
     """Add ``amount{i}`` to the balance of account ``account{i}``, for each ``i``."""
     accounts_ = [bindparam(f"account{index}", type_=sqlalchemy.Integer) for index in range(count)]
     amounts = [bindparam(f"amount{index}", type_=sqlalchemy.BigInteger) for index in range(count)]
-    return (
+    return Prepared(
         update(accounts)
         .where(sqlalchemy.or_(*(accounts.c.id == account for account in accounts_)))
         .values(
@@ -346,9 +366,11 @@ def _move_statement(count: int) -> sqlalchemy.Update:
 
 
 @functools.cache
-def _transaction_statement(dialect: str) -> sqlalchemy.Insert:
-    return insert_ignoring_for(dialect, transactions, ("idempotency_key",)).returning(
-        transactions.c.id
+def _transaction_statement(dialect: str) -> Prepared:
+    return Prepared(
+        insert_ignoring_for(dialect, transactions, ("idempotency_key",)).returning(
+            transactions.c.id
+        )
     )
 
 
@@ -378,7 +400,7 @@ def _lock_owned(
     parameters = {}
     for index, (kind, owner) in enumerate(owners):
         parameters[f"kind{index}"], parameters[f"owner{index}"] = kind, owner
-    rows = conn.execute(_lock_owned_statement(len(owners)), parameters)
+    rows = _lock_owned_statement(len(owners)).run(conn, parameters).all()
     return {(row.kind, row.owner): (row.id, row.balance) for row in rows}
 
 
@@ -391,7 +413,7 @@ def _account_ids(
         parameters = {}
         for index, (kind, owner) in enumerate(chunk):
             parameters[f"kind{index}"], parameters[f"owner{index}"] = kind, owner
-        rows = conn.execute(_owned_statement(len(chunk)), parameters)
+        rows = _owned_statement(len(chunk)).run(conn, parameters).all()
         found.update(((row.kind, row.owner), row.id) for row in rows)
     return found
 
@@ -401,7 +423,7 @@ def _existing_or_closing(
 ) -> tuple[int | None, int | None]:
     """In one query: the transaction already made with ``key`` (if it was this same
     request, as :func:`_existing`), and the first transaction that closed the round."""
-    rows = conn.execute(_KEY_OR_CLOSING, {"key": key, "rid": round_id}).all()
+    rows = _KEY_OR_CLOSING.run(conn, {"key": key, "rid": round_id}).all()
     closing = None
     for row in rows:
         if row.idempotency_key == key:
@@ -430,17 +452,21 @@ def _record(
     """Write the transaction, its legs and the new cached balances; the transaction id."""
     if sum(deltas.values()) != 0:
         raise LedgerError(f"{kind} transaction legs {dict(deltas)} do not sum to zero")
-    inserted = conn.execute(
-        _transaction_statement(conn.dialect.name),
-        {
-            "idempotency_key": key,
-            "kind": kind,
-            "round_id": round_id,
-            "request_hash": request_hash,
-            "memo": memo,
-            "created_at": utcnow(),
-        },
-    ).scalar_one_or_none()
+    inserted = (
+        _transaction_statement(conn.dialect.name)
+        .run(
+            conn,
+            {
+                "idempotency_key": key,
+                "kind": kind,
+                "round_id": round_id,
+                "request_hash": request_hash,
+                "memo": memo,
+                "created_at": utcnow(),
+            },
+        )
+        .scalar()
+    )
     if inserted is None:
         # A concurrent request with the same key committed first: move nothing.
         existing = _existing(conn, key, request_hash)
@@ -450,8 +476,8 @@ def _record(
     transaction_id: int = inserted
     moves = [(account, amount) for account, amount in sorted(deltas.items()) if amount]
     if moves:
-        conn.execute(
-            _LEGS,
+        _LEGS.run_many(
+            conn,
             [
                 {"transaction_id": transaction_id, "account_id": account, "amount": amount}
                 for account, amount in moves
@@ -462,7 +488,7 @@ def _record(
         parameters = {}
         for index, (account, amount) in enumerate(chunk):
             parameters[f"account{index}"], parameters[f"amount{index}"] = account, amount
-        conn.execute(_move_statement(len(chunk)), parameters)
+        _move_statement(len(chunk)).run(conn, parameters)
     _note_movement(
         conn,
         {
@@ -779,9 +805,22 @@ def _player_leg_sums(
     return {(row.round_id, int(row.owner)): int(row.total) for row in conn.execute(query)}
 
 
+_ROUND_STAKES = Prepared(
+    select(accounts.c.owner, func.sum(legs.c.amount).label("total"))
+    .select_from(
+        legs.join(accounts, legs.c.account_id == accounts.c.id).join(
+            transactions, legs.c.transaction_id == transactions.c.id
+        )
+    )
+    .where(accounts.c.kind == "player", transactions.c.round_id == bindparam("rid"))
+    .group_by(accounts.c.owner)
+)
+
+
 def _stake_units(conn: sqlalchemy.Connection, round_id: str) -> dict[int, int]:
-    sums = _player_leg_sums(conn, round_id)
-    return {user: -total for (_, user), total in sums.items() if total}
+    """Each user's net stake on the round (what his account's legs on it took)."""
+    rows = _ROUND_STAKES.run(conn, {"rid": round_id}).all()
+    return {int(row.owner): -int(row.total) for row in rows if row.total}
 
 
 def round_stakes(conn: sqlalchemy.Connection, round_id: str) -> dict[int, Decimal]:

@@ -43,6 +43,7 @@ from sqlalchemy import delete, select
 
 from croupier.server import ledger, play_sessions
 from croupier.server.db import insert_ignoring
+from croupier.server.driver import Prepared
 from croupier.server.errors import (
     InvalidLimit,
     LossLimitReached,
@@ -135,12 +136,18 @@ def _pending(value: Any, at: datetime | None) -> Pending | None:
     return None if at is None else Pending(value, at)
 
 
+# Read at every stake.
+_READ = Prepared(
+    select(player_limits).where(player_limits.c.user_id == sqlalchemy.bindparam("user"))
+)
+
+
 def read(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> Limits:
     """The player's limits, and his break or exclusion while it lasts."""
-    query = select(player_limits).where(player_limits.c.user_id == user_id)
-    row = conn.execute(query).one_or_none()
-    if row is None:
+    rows = _READ.run(conn, {"user": user_id}).all()
+    if not rows:
         return Limits()
+    row = rows[0]
     return Limits(
         loss_limit=_money(row.loss_limit),
         session_minutes=row.session_minutes,

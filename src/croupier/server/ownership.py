@@ -46,7 +46,9 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy.engine import make_url
 
+from croupier.server.driver import Prepared
 from croupier.server.errors import ServerError, TableUnavailable
+from croupier.server.schema import table_leases
 
 __all__ = [
     "LEASE_SECONDS",
@@ -95,6 +97,15 @@ def _now_ms(dialect: str) -> str:
     return "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 
 
+# Every write at a table runs it first (a shared lock on PostgreSQL; SQLite's
+# BEGIN IMMEDIATE already holds every writer off).
+_FENCE = Prepared(
+    sqlalchemy.select(table_leases.c.epoch)
+    .where(table_leases.c.table_id == sqlalchemy.bindparam("table"))
+    .with_for_update(read=True)
+)
+
+
 def fence(conn: sqlalchemy.Connection, table: str, epoch: int) -> None:
     """Hold ``table``'s lease for this transaction; :class:`TableLost` if its epoch is
     no longer ``epoch`` (another process claimed the table since).
@@ -102,11 +113,7 @@ def fence(conn: sqlalchemy.Connection, table: str, epoch: int) -> None:
     Call it first in every transaction that writes for a table: a claim waits until the
     transaction ends, so nothing it writes can follow another process's claim.
     """
-    lock = " FOR SHARE" if conn.dialect.name == "postgresql" else ""
-    found = conn.execute(
-        sqlalchemy.text(f"SELECT epoch FROM table_leases WHERE table_id = :table{lock}"),
-        {"table": table},
-    ).scalar_one_or_none()
+    found = _FENCE.run(conn, {"table": table}).scalar()
     if found != epoch:
         raise TableLost(
             f"table {table!r} is run by another process now (epoch {found}, not {epoch})"

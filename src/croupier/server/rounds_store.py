@@ -22,6 +22,7 @@ import sqlalchemy
 from sqlalchemy import bindparam, select, update
 
 from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
+from croupier.server.driver import Prepared
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
 from croupier.server.schema import ROUND_STATUSES, round_inputs, round_players, rounds, users
@@ -121,10 +122,21 @@ def _row(conn: sqlalchemy.Connection, row: sqlalchemy.Row[Any]) -> RoundRow:
     )
 
 
+_STATUS = Prepared(select(rounds.c.status).where(rounds.c.id == bindparam("rid")))
+_NEW_ROUND = Prepared(rounds.insert())
+_INPUTS = Prepared(round_inputs.insert())
+_COUNT_INPUTS = Prepared(
+    select(sqlalchemy.func.count()).where(round_inputs.c.round_id == bindparam("rid"))
+)
+_SAVE = Prepared(
+    update(rounds)
+    .where(rounds.c.id == bindparam("rid"))
+    .values(record=bindparam("text"), status=bindparam("to"), updated_at=bindparam("at"))
+)
+
+
 def _stored_inputs(conn: sqlalchemy.Connection, round_id: str) -> int:
-    count: int = conn.execute(
-        select(sqlalchemy.func.count()).where(round_inputs.c.round_id == round_id)
-    ).scalar_one()
+    count: int = _COUNT_INPUTS.run(conn, {"rid": round_id}).scalar()
     return count
 
 
@@ -132,8 +144,8 @@ def _insert_inputs(
     conn: sqlalchemy.Connection, round_id: str, first: int, inputs: list[Any]
 ) -> None:
     if inputs:
-        conn.execute(
-            round_inputs.insert(),
+        _INPUTS.run_many(
+            conn,
             [
                 {
                     "round_id": round_id,
@@ -153,9 +165,7 @@ def _encode_input(round_id: str, entry: Any) -> str:
 
 
 def _status(conn: sqlalchemy.Connection, round_id: str) -> str:
-    status: str | None = conn.execute(
-        select(rounds.c.status).where(rounds.c.id == round_id)
-    ).scalar_one_or_none()
+    status: str | None = _STATUS.run(conn, {"rid": round_id}).scalar()
     if status is None:
         raise NotFound(f"round {round_id!r} does not exist")
     return status
@@ -182,48 +192,50 @@ def create_round(
     _check_length("rules version", rules_version, 40)
     text = _header(round_id, record)
     inputs = _inputs(round_id, record)
-    exists = conn.execute(select(rounds.c.id).where(rounds.c.id == round_id)).first()
-    if exists is not None:
+    if _STATUS.run(conn, {"rid": round_id}).all():
         raise RoundError(f"round {round_id!r} already exists")
     stamp = now if now is not None else utcnow()
-    conn.execute(
-        rounds.insert().values(
-            id=round_id,
-            table_id=table_id,
-            number=number,
-            rules_name=rules_name,
-            rules_version=rules_version,
-            status="open",
-            record=text,
-            created_at=stamp,
-            updated_at=stamp,
-        )
+    _NEW_ROUND.run(
+        conn,
+        {
+            "id": round_id,
+            "table_id": table_id,
+            "number": number,
+            "rules_name": rules_name,
+            "rules_version": rules_version,
+            "status": "open",
+            "record": text,
+            "created_at": stamp,
+            "updated_at": stamp,
+        },
     )
     _insert_inputs(conn, round_id, 0, inputs)
 
 
 # The statements every input and every first stake run, built once (their construction
 # costs more than their execution's own Python).
-_APPEND = round_inputs.insert().from_select(
-    ["round_id", "seq", "input"],
-    select(
-        bindparam("rid", type_=sqlalchemy.String),
-        bindparam("n", type_=sqlalchemy.Integer),
-        bindparam("text", type_=sqlalchemy.Text),
-    ).where(
-        sqlalchemy.exists().where(
-            rounds.c.id == bindparam("rid"), ~any_of(rounds.c.status, _CLOSED)
+_APPEND = Prepared(
+    round_inputs.insert().from_select(
+        ["round_id", "seq", "input"],
+        select(
+            bindparam("rid", type_=sqlalchemy.String),
+            bindparam("n", type_=sqlalchemy.Integer),
+            bindparam("text", type_=sqlalchemy.Text),
+        ).where(
+            sqlalchemy.exists().where(
+                rounds.c.id == bindparam("rid"), ~any_of(rounds.c.status, _CLOSED)
+            ),
+            select(sqlalchemy.func.count())
+            .where(round_inputs.c.round_id == bindparam("rid"))
+            .scalar_subquery()
+            == bindparam("n"),
         ),
-        select(sqlalchemy.func.count())
-        .where(round_inputs.c.round_id == bindparam("rid"))
-        .scalar_subquery()
-        == bindparam("n"),
-    ),
+    )
 )
 
 
 @functools.cache
-def _join_statement(dialect: str) -> sqlalchemy.Insert:
+def _join_statement(dialect: str) -> Prepared:
     """Join a player to a round if both exist and he has not joined yet (per database:
     the ``ON CONFLICT`` clause is each one's own)."""
     joining = select(
@@ -235,7 +247,7 @@ def _join_statement(dialect: str) -> sqlalchemy.Insert:
         sqlalchemy.exists().where(users.c.id == bindparam("who")),
     )
     ignoring = insert_ignoring_for(dialect, round_players, ("round_id", "user_id"))
-    return ignoring.from_select(["round_id", "user_id", "balance_before"], joining)
+    return Prepared(ignoring.from_select(["round_id", "user_id", "balance_before"], joining))
 
 
 def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: Any) -> None:
@@ -247,9 +259,7 @@ def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: An
     text = _encode_input(round_id, entry)
     # Written only if the round is open and ``seq`` is next, in one statement: this runs
     # at every input.  When nothing was written, the checks below say why.
-    written = conn.execute(
-        _APPEND, {"rid": round_id, "n": seq, "text": text}, execution_options=_ROWCOUNT
-    ).rowcount
+    written = _APPEND.run(conn, {"rid": round_id, "n": seq, "text": text}).rowcount
     if written == 1:
         return
     counted = (
@@ -291,11 +301,8 @@ def save_round(
         raise RoundError(f"round {round_id!r} is {current} and cannot become {status}")
     stored = _stored_inputs(conn, round_id)
     _insert_inputs(conn, round_id, stored, inputs[stored:])
-    conn.execute(
-        update(rounds)
-        .where(rounds.c.id == round_id)
-        .values(record=text, status=status, updated_at=now if now is not None else utcnow())
-    )
+    at = now if now is not None else utcnow()
+    _SAVE.run(conn, {"rid": round_id, "text": text, "to": status, "at": at})
 
 
 def load_round(conn: sqlalchemy.Connection, round_id: str) -> RoundRow:
@@ -355,11 +362,11 @@ def join_round(
     """
     units = _balance_units(balance_before, "balance before")
     # One statement when the round and the user exist; the checks below say which not.
-    written = conn.execute(
-        _join_statement(conn.dialect.name),
-        {"rid": round_id, "who": user_id, "units": units},
-        execution_options=_ROWCOUNT,
-    ).rowcount
+    written = (
+        _join_statement(conn.dialect.name)
+        .run(conn, {"rid": round_id, "who": user_id, "units": units})
+        .rowcount
+    )
     if written == 1:
         return
     _status(conn, round_id)
