@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -127,6 +127,11 @@ class Connection:
     def push(self, text: str, frame: bytes | None = None) -> None:
         """Send ``text`` to the client (``frame``: the same, framed already), never
         waiting; a client with too much waiting is dropped."""
+        self.push_all((text,), text_frame(text) if frame is None else frame)
+
+    def push_all(self, texts: Sequence[str], frames: bytes) -> None:
+        """Send the messages ``texts``, in order (``frames``: the same, framed already
+        and joined: one write to the socket for them all), never waiting."""
         if self.dropped is not None:
             return
         wire = self.wire
@@ -135,13 +140,15 @@ class Connection:
                 self.drop(f"over {BUFFER_BYTES} bytes waiting: the client is not reading")
                 self.cut_off()
                 return
-            wire.write(text_frame(text) if frame is None else frame)
+            wire.write(frames)
             return
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
-            self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
-            self.cut_off()
+        for text in texts:
+            try:
+                self.outbox.put_nowait(text)
+            except asyncio.QueueFull:
+                self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
+                self.cut_off()
+                return
 
     def check(self, now: float) -> None:
         """Drop a client with a wire none of whose waiting bytes went out for
@@ -904,12 +911,14 @@ class Hub:
     def _fan_out(self, table: str, body: Mapping[str, Any]) -> None:
         """Pass what ``table`` announced to each connection here, as it may see it."""
         acting = body["acting"]
-        framed: dict[str, list[tuple[str, bytes]]] = {}
+        framed: dict[str, tuple[list[str], bytes]] = {}
 
-        def frames(audience: str) -> list[tuple[str, bytes]]:
-            # Each audience's messages framed once, for all of its sockets.
+        def frames(audience: str) -> tuple[list[str], bytes]:
+            # Each audience's messages framed once, for all of its sockets, and joined:
+            # the events and the state go out in one write (one system call) a socket.
             if audience not in framed:
-                framed[audience] = [(text, text_frame(text)) for text in body[audience] if text]
+                texts = [text for text in body[audience] if text]
+                framed[audience] = (texts, b"".join(text_frame(text) for text in texts))
             return framed[audience]
 
         for connection in list(self.connections[table]):
@@ -920,8 +929,7 @@ class Hub:
                 audience = "dealer"
             else:
                 audience = "public"
-            for text, frame in frames(audience):
-                connection.push(text, frame)
+            connection.push_all(*frames(audience))
 
     async def _heard(self, table: str, body: dict[str, Any]) -> None:
         """What another process's table announced: to the connections here."""
