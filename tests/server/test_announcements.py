@@ -53,7 +53,7 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
             await hub.stop()
 
     asyncio.run(play())
-    messages = [json.loads(_payload(frame)) for frame in watcher.frames]
+    messages = [json.loads(text) for text in _texts(b"".join(watcher.frames))]
     states = [m["state"] for m in messages if m["type"] == "state"]
     events = [m for m in messages if m["type"] == "events"]
     placed = [e for m in events for e in m["events"] if e["type"] == "bet_placed"]
@@ -67,7 +67,15 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
     engine.dispose()
 
 
-def _payload(frame: bytes) -> bytes:
-    """The text of a server's (unmasked) WebSocket frame (RFC 6455 5.2)."""
-    length = frame[1] & 0x7F
-    return frame[2 + {126: 2, 127: 8}.get(length, 0) :]
+def _texts(stream: bytes) -> list[bytes]:
+    """The texts of the server's (unmasked) WebSocket frames written to a socket, in
+    order (RFC 6455 5.2: a frame's length is in 7 bits, or in the 2 or 8 bytes after)."""
+    texts = []
+    while stream:
+        length, start = stream[1] & 0x7F, 2
+        if length in (126, 127):
+            size = 2 if length == 126 else 8
+            length, start = int.from_bytes(stream[2 : 2 + size], "big"), 2 + size
+        texts.append(stream[start : start + length])
+        stream = stream[start + length :]
+    return texts
