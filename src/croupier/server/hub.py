@@ -694,6 +694,9 @@ class Hub:
         runtime, actor = self.runtimes[table], self.actors[table]
         op, player, command = str(args["op"]), args["player"], dict(args["args"])
         now, key, user = float(args["now"]), args["key"], int(args["user"])
+        if player is not None:
+            # The player's id came with his command (his session's): never asked again.
+            self._ids[str(player)] = user
         # Whose balances go out if the round ends, read here on the loop that owns the
         # connections; the worker thread only reads the ledger.
         present = {c.user.id for c in self.connections[table] if c.user is not None}

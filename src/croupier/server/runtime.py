@@ -60,6 +60,7 @@ SYSTEM_OPS = ops_for(Issuer.TABLE)
 OPS = PLAYER_OPS | DEALER_OPS | SYSTEM_OPS
 
 _OVER = (Phase.SETTLED, Phase.VOID)
+_NOTHING = Decimal(0)
 
 
 class ActionRefused(ServerError):
@@ -232,6 +233,9 @@ class TableRuntime:
         self._joined: set[tuple[str, int]] = set()
         #: Seconds the last input's transaction took (:attr:`Outcome.close_seconds`).
         self._close_seconds = 0.0
+        # The round's inputs by (player, key), for the round of that id (see _keys).
+        self._keyed: dict[tuple[str | None, str], int] = {}
+        self._keyed_round: str | None = None
         # Finished rounds' public events by round id (read back for the table's log).
         self._logged: dict[str, dict[str, Any]] = {}
         self.round: Round
@@ -342,19 +346,18 @@ class TableRuntime:
         if op not in OPS or (not system and op in SYSTEM_OPS):
             raise ActionRefused(f"unknown action {op!r}", code="unknown")
         inputs: list[dict[str, Any]] = self.record["inputs"]
-        if key is not None:
-            for seq, earlier in enumerate(inputs):
-                if earlier.get("key") != key or earlier.get("player") != player:
-                    continue
-                if earlier.get("op") != op or earlier.get("args") != dict(args):
-                    # A key names one command: reused for another, it is refused, not
-                    # answered as a retry (the other command would be silently lost).
-                    raise ActionRefused(
-                        f"idempotency key {key!r} was already used for another command "
-                        f"({earlier.get('op')}); use a new key for a new command",
-                        code="key_conflict",
-                    )
-                return Outcome([], self.round.phase in _OVER, seq, retried=True)
+        seq = None if key is None else self._keys().get((player, key))
+        if seq is not None:
+            earlier = inputs[seq]
+            if earlier.get("op") != op or earlier.get("args") != dict(args):
+                # A key names one command: reused for another, it is refused, not
+                # answered as a retry (the other command would be silently lost).
+                raise ActionRefused(
+                    f"idempotency key {key!r} was already used for another command "
+                    f"({earlier.get('op')}); use a new key for a new command",
+                    code="key_conflict",
+                )
+            return Outcome([], self.round.phase in _OVER, seq, retried=True)
         if self.round.phase in _OVER:
             raise ActionRefused("the round is over; the next opens shortly", code="round_over")
         if op == "bet" and player is not None:
@@ -378,6 +381,8 @@ class TableRuntime:
             self.round = self._rebuild(self.record)
             raise
         self.record = record
+        if key is not None:
+            self._keys()[player, key] = len(inputs)
         if op in ("bet", "withdraw") and player is not None:
             self.confirmed.discard(player)  # a changed bet is confirmed again
         over = self.round.phase in _OVER
@@ -391,6 +396,17 @@ class TableRuntime:
             first=start,
             close_seconds=self._close_seconds if over else None,
         )
+
+    def _keys(self) -> dict[tuple[str | None, str], int]:
+        """The round's inputs by (player, idempotency key): a retry is found at once,
+        however many inputs the round has (a crowd betting behind)."""
+        if self._keyed_round != self.round_id:
+            self._keyed_round = self.round_id
+            self._keyed = {}
+            for seq, earlier in enumerate(self.record["inputs"]):
+                if earlier.get("key") is not None:
+                    self._keyed.setdefault((earlier.get("player"), earlier["key"]), seq)
+        return self._keyed
 
     def _check_box(self, player: str, box: int, bet: str) -> None:
         """A reserved box takes a first initial bet only from the player who took it."""
@@ -423,10 +439,20 @@ class TableRuntime:
         over = game.phase in _OVER
         status = "open" if not over else ("void" if game.phase is Phase.VOID else "settled")
         staked = game.staked_by_player()
-        # Names to ids first: a lookup inside the write transaction would wait on itself.
-        ids = {name: self.users(name) for name in staked}
-        ids.update((result.player, self.users(result.player)) for result in game.results)
-        ids.update((name, self.users(name)) for name in self._on_table or {})
+        # What the ledger holds on the round: known after the last write, else asked.
+        known = self._on_table if not over else None
+        # Names to ids first (a lookup inside the write transaction would wait on
+        # itself): only those whose money moves, when the ledger's stakes are known, so
+        # that a bet costs the same with a thousand players at the table as with one.
+        if known is not None:
+            names = {
+                name
+                for name in staked.keys() | known.keys()
+                if staked.get(name, _NOTHING) != known.get(name, _NOTHING)
+            }
+        else:
+            names = {*staked, *(result.player for result in game.results), *(self._on_table or {})}
+        ids = {name: self.users(name) for name in names}
         # The players this input joins to the round (known once it is written).
         joined: set[tuple[str, int]] = set()
         started = time.perf_counter()
@@ -448,12 +474,12 @@ class TableRuntime:
                     rules_version=str(self.preset.version),
                     record=record,
                 )
-            # What the ledger holds on the round: known after the last write, else asked.
-            if self._on_table is not None and not over:
-                on_table = {ids[name]: amount for name, amount in self._on_table.items()}
+            if known is not None:
+                on_table = {ids[name]: known[name] for name in names if name in known}
+                wanted = {ids[name]: staked[name] for name in names if name in staked}
             else:
                 on_table = ledger.round_stakes(conn, round_id)
-            wanted = {ids[name]: amount for name, amount in staked.items()}
+                wanted = {ids[name]: amount for name, amount in staked.items()}
             op = record["inputs"][-1]["op"]
             moment = datetime.fromtimestamp(now, UTC)
             # Every player with money on the table, or who had some (a withdrawn bet).
