@@ -86,14 +86,24 @@ export function spotStep(key, items, index, boxes) {
  * The felt's controls while bets are open, in the page's order: each box's Sit (a free
  * box), then its spots. `key` names one ("sit:3", "3:main", "3:perfect_pairs").
  */
-export function feltControls(view, you) {
+export function feltControls(view, you, narrow = false) {
   if (view.phase !== "betting" || !you) return [];
   const controls = [];
   for (let box = 1; box <= view.boxes_count; box += 1) {
     if (!holderOf(view, box)) controls.push({ key: `sit:${box}`, box, kind: "sit" });
-    for (const bet of ["main", ...view.side_bets]) controls.push({ key: `${box}:${bet}`, box, kind: bet });
+    const bets = sideSpotsShown(view, box, narrow) ? ["main", ...view.side_bets] : ["main"];
+    for (const bet of bets) controls.push({ key: `${box}:${bet}`, box, kind: bet });
   }
   return controls;
+}
+
+/**
+ * Whether a box shows its side-bet spots: always on a wide screen; on a narrow one
+ * (a phone) once the box has a bet on it, so that seven boxes of four spots each fit
+ * one screen. A side bet plays only with an initial bet on its box (RWS v5 5.15).
+ */
+export function sideSpotsShown(view, box, narrow) {
+  return !narrow || view.bets.some((b) => b.box === box);
 }
 
 /** A felt control's key read back: {box, kind}. */

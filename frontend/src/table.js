@@ -151,6 +151,8 @@ export class TableConnection {
     if (state.now) this.clockOffset = state.now * 1000 - Date.now();
     const before = this.view.value;
     this.view.value = state;
+    // "Bets accepted" belongs to its round: it goes when the round ends.
+    if (["settled", "void"].includes(state.phase) && this.notice.value?.code === "bets_confirmed") this.notice.value = null;
     if (this.current.round !== state.round) this.current = { round: state.round, number: state.number, events: [] };
     const you = this.you.value;
     if (!you) return;

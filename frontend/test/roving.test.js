@@ -1,6 +1,6 @@
 // WCAG 2.2 2.1.1 / 2.4.3: the arrow keys within a group of controls (roving tabindex).
 import { describe, expect, test } from "vitest";
-import { controlOf, feltControls, homeSpot, nearestBox, spotStep, stepIndex } from "../src/roving.js";
+import { controlOf, feltControls, homeSpot, nearestBox, sideSpotsShown, spotStep, stepIndex } from "../src/roving.js";
 
 describe("a row of controls (the chips, the bet buttons)", () => {
   test("the arrows move one way or the other and wrap; Home and End go to the ends", () => {
@@ -84,5 +84,21 @@ describe("the felt's tab stop", () => {
     expect(homeSpot(view({ seats: { 1: "bob" }, bets: [{ player: "ann", box: 1, bet: "main", amount: "5.00" }] }), "ann")).toBe("1:main");
     expect(homeSpot(view({ seats: { 1: "bob" } }), "ann")).toBe("2:main");
     expect(homeSpot(view(), "ann")).toBe("1:main");
+  });
+});
+
+describe("a phone's felt: side-bet spots on boxes with a bet", () => {
+  const layout = (bets) => ({
+    phase: "betting", boxes_count: 3, side_bets: ["player_pair"], bets, boxes: [], seats: {},
+  });
+  test("on a narrow screen a box without a bet offers its initial bet alone", () => {
+    const keys = feltControls(layout([{ box: 2, bet: "main", player: "bob", amount: "25" }]), "ann", true)
+      .map((c) => c.key);
+    expect(keys).toEqual(["sit:1", "1:main", "2:main", "2:player_pair", "sit:3", "3:main"]);
+  });
+  test("a wide screen shows every spot", () => {
+    expect(feltControls(layout([]), "ann", false).map((c) => c.key)).toContain("3:player_pair");
+    expect(sideSpotsShown(layout([]), 1, false)).toBe(true);
+    expect(sideSpotsShown(layout([]), 1, true)).toBe(false);
   });
 });

@@ -606,20 +606,35 @@ def test_the_dealer_console_is_for_dealers_and_deals_a_physical_shoe(
         dealer.close()
 
 
-@pytest.mark.parametrize(("name", "width", "height"), [("phone", 390, 844), ("large", 2560, 1440)])
+@pytest.mark.parametrize(
+    ("name", "width", "height"),
+    [("phone", 390, 844), ("desktop", 1280, 800), ("large", 2560, 1440)],
+)
 def test_the_table_fits_a_phone_and_a_large_screen(
     rws_site: Site, browser: Browser, screenshots: Path, name: str, width: int, height: int
 ) -> None:
-    """The felt, the chips and the actions fit the screen without sideways scrolling."""
-    player = Player(browser, rws_site, viewport={"width": width, "height": height})
+    """The felt, the chips and the actions fit the screen without sideways scrolling,
+    and at each step of a round what the player needs is on one screen, never scrolled
+    off or under the session bar: at betting his spots, the chips and Place bets; at his
+    decision the dealer's cards, his own, the clock and the buttons; at the result the
+    dealer's final hand and the banner."""
+    touch = {"has_touch": True, "is_mobile": True} if name == "phone" else {}
+    player = Player(browser, rws_site, viewport={"width": width, "height": height}, **touch)
     player.context.set_default_timeout(WAIT_MS)
     player.sign_up("ann")
     player.sit_at("rws")
     page = player.page
+    expect_contains(page.locator(".controls"), "Place bets")
+    settle_animations(page)
+    page.screenshot(path=str(screenshots / f"table-{name}-betting.png"))
+    assert_on_screen(page, height, "[data-spot='1:main']", ".chips", "button[data-key='enter']")
     page.click("[data-spot='1:main']")
     page.click("text=Place bets")
     expect_contains(page.locator(".actions"), "Surrender")
     expect_contains(page.locator(".actions"), "Stand")
+    settle_animations(page)
+    page.screenshot(path=str(screenshots / f"table-{name}.png"))
+    assert_on_screen(page, height, ".dealer .card", ".box.yours .card", ".timer", ".actions")
     overflow = page.evaluate(
         "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
     )
@@ -631,9 +646,32 @@ def test_the_table_fits_a_phone_and_a_large_screen(
         # WCAG 2.2 2.5.5 (AAA; the page's own floor): every control at least 44 px.
         small = page.evaluate(TOO_SMALL_TO_TOUCH)
         assert small == [], f"controls under 44 px on a phone: {small}"
+    page.keyboard.press("s")  # stand on 16 against the dealer's 6: the dealer draws out
+    expect_contains(page.locator(".banner"), "25.00")
     settle_animations(page)
-    page.screenshot(path=str(screenshots / f"table-{name}.png"))
+    page.screenshot(path=str(screenshots / f"table-{name}-result.png"))
+    assert_on_screen(page, height, ".dealer .card", ".banner")
     player.close()
+
+
+def assert_on_screen(page: Page, height: int, *selectors: str) -> None:
+    """Every element of each of ``selectors`` lies wholly on the screen: below the
+    session bar (where it stays at the top) and above the bottom edge."""
+    bar = page.locator("header.bar").bounding_box()
+    top = 0.0
+    sticky = "getComputedStyle(document.querySelector('header.bar')).position"
+    if bar is not None and page.evaluate(sticky) == "sticky":
+        top = bar["y"] + bar["height"]
+    for selector in selectors:
+        found = page.locator(selector)
+        boxes = [found.nth(i).bounding_box() for i in range(found.count())]
+        assert boxes, f"{selector}: not on the page"
+        for box in boxes:
+            assert box is not None
+            assert top - 1 <= box["y"] and box["y"] + box["height"] <= height + 1, (
+                f"{selector} spans y = {box['y']:.0f} to {box['y'] + box['height']:.0f}, "
+                f"off the screen (visible from {top:.0f} to {height})"
+            )
 
 
 #: The visible buttons, links styled as buttons and spots under 44 px either way.

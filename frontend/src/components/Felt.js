@@ -7,7 +7,8 @@ import { amount, format, signed, sum } from "../money.js";
 import { outcomeWords, sideBetName } from "../names.js";
 import { holderOf, layoutTotal } from "../betting.js";
 import { ChipStack, ResultBanner } from "./Outcome.js";
-import { controlOf, feltControls, homeSpot, spotStep } from "../roving.js";
+import { controlOf, feltControls, homeSpot, sideSpotsShown, spotStep } from "../roving.js";
+import { narrow } from "../screen.js";
 
 const DEAL_STEP_MS = 140;
 
@@ -17,7 +18,7 @@ export function Felt({ table, view, onSpot, chipSelected, print }) {
   // One tab stop for the felt's controls (his own box's spot until he moves it); the
   // arrow keys move between them (WAI-ARIA roving tabindex).
   const [moved, setMoved] = useState(null);
-  const controls = feltControls(view, you);
+  const controls = feltControls(view, you, narrow.value);
   const stop = controls.some((c) => c.key === moved) ? moved : homeSpot(view, you);
   const spotsRef = useRef(null);
   function onKeyDown(event) {
@@ -97,7 +98,7 @@ function Box({ number, count, table, view, onSpot, chipSelected, stop, onStop, d
     ${(placed?.hands ?? []).map((hand) => html`<${Hand} key=${hand.hand} hand=${hand} active=${turn === hand.hand} you=${you}
         results=${results.filter((r) => r.hand === hand.hand)} dealOrder=${hand.hand === 1 ? dealOrder : () => 0} />`)}
     ${sideResults.map((r) => html`<${Result} result=${r} label=${`${sideBetName(r.bet)} (${r.player})`} />`)}
-    ${betting && html`<div class="spots">${spot("main")}${view.side_bets.map((bet) => spot(bet))}</div>`}
+    ${betting && html`<div class="spots">${spot("main")}${sideSpotsShown(view, number, narrow.value) && view.side_bets.map((bet) => spot(bet))}</div>`}
   </li>`;
 }
 

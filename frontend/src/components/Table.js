@@ -17,6 +17,7 @@ import { DealerConsole } from "./DealerConsole.js";
 import { RecentResults } from "./Outcome.js";
 import { play, soundOn, toggleSound } from "../sound.js";
 import { stepIndex } from "../roving.js";
+import { reveal } from "../reveal.js";
 
 const ACTIONS = {
   hit: ["h", "Hit"], stand: ["s", "Stand"], double: ["d", "Double"], split: ["p", "Split"], surrender: ["r", "Surrender"],
@@ -245,7 +246,8 @@ export function TablePage({ id, dealer = false }) {
     const felt = lost.matches(".spot, .sit") ? pageRef.current?.querySelector('.felt [data-roving][tabindex="0"]') : null;
     const target = decisionArea() ?? felt ?? controls?.querySelector('button[data-key="enter"]') ?? controls;
     lastFocus.current = null;
-    target?.focus();
+    // The page keeps its place (see the moments below): the focus never scrolls it.
+    target?.focus({ preventScroll: true });
   }
 
   /** The offer or the move the player is asked for: a group that takes the focus, not
@@ -265,8 +267,29 @@ export function TablePage({ id, dealer = false }) {
     if (!decisionKey || document.querySelector("dialog[open]")) return;
     const active = document.activeElement;
     if (active?.closest?.(".offer, .actions") || active?.matches?.("input:not([type=checkbox]), textarea, select")) return;
-    decisionArea()?.focus();
+    decisionArea()?.focus({ preventScroll: true });
   }, [decisionKey]);
+
+  // The moments of a round, each with what the player needs on one screen: at betting
+  // his spots, the chips and Place bets; at his decision the dealer's cards and the
+  // buttons; at the result the dealer's final hand and the banner.  When one comes, the
+  // page scrolls (only as far as it must) to show it; in between it is left where the
+  // player put it.
+  const moment = !view ? null
+    : decisionKey ? `decide|${decisionKey}`
+    : view.phase === "betting" && you ? `bet|${view.round}`
+    : ["settled", "void"].includes(view.phase) ? `result|${view.round}`
+    : null;
+  useEffect(() => {
+    if (!moment || document.querySelector("dialog[open]")) return;
+    const page = pageRef.current;
+    const felt = page?.querySelector(".felt");
+    const bottom = moment.startsWith("decide") ? decisionArea()
+      : moment.startsWith("bet") ? controlsRef.current?.querySelector('button[data-key="enter"]')
+      : page?.querySelector(".felt .banner") ?? felt;
+    const top = moment.startsWith("bet") ? felt : page?.querySelector(".dealer") ?? felt;
+    reveal(top, bottom);
+  }, [moment]);
 
   if (!view) {
     return html`<div class="table-page" ref=${pageRef}>
