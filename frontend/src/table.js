@@ -29,6 +29,7 @@ const OVER = new Set(["settled", "void"]);
 /** Messages the announcer keeps (the newest last). */
 const ANNOUNCED = 3;
 let announced = 0;
+let noted = 0;
 
 export class TableConnection {
   constructor(tableId) {
@@ -140,6 +141,8 @@ export class TableConnection {
         break;
       case "error":
         this.tell("error", data.message, data.code);
+        // The rule a refusal cites goes in the table's log, not in the player's words.
+        if (data.clause) this.note({ type: "refused", message: data.message, clause: data.clause });
         break;
       default:
         break;
@@ -222,6 +225,13 @@ export class TableConnection {
     const known = new Set(entries.map((e) => e.id));
     const newer = this.events.value.filter((e) => !known.has(e.id) && e.round === this.current.round && Number(e.id.split(":")[1]) >= this.current.events.length);
     this.events.value = [...newer, ...entries.reverse()].slice(0, LOG_LENGTH);
+  }
+
+  /** A line of the table's log that is not one of the round's events (a refusal). */
+  note(event) {
+    noted += 1;
+    const entry = { id: `note:${noted}`, round: null, number: this.view.value?.number ?? null, event };
+    this.events.value = [entry, ...this.events.value].slice(0, LOG_LENGTH);
   }
 
   add(round, arrived, first) {

@@ -16,3 +16,11 @@ describe("joinEvents", () => {
     expect(joinEvents(4, undefined, ["x"])).toEqual({ fresh: ["x"], ask: null });
   });
 });
+
+describe("the table's log", () => {
+  it("writes a refusal with the rule it cites", async () => {
+    const { describe: words } = await import("../src/components/EventLog.js");
+    expect(words({ type: "refused", message: "Betting is closed.", clause: "RWS v5 5.1" }))
+      .toBe("Refused: Betting is closed. (RWS v5 5.1)");
+  });
+});

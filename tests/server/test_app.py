@@ -219,7 +219,12 @@ def test_two_players_one_box_and_a_watcher_who_never_sees_the_hole_card(
                 state = receive_until(watcher, "state")
             b.send_json({"type": "action", "op": "stand", "args": {}})
             refused = receive_until(b, "error")
-            assert refused["code"] == "illegal" and "bob" in refused["message"]
+            # In the player's words, the clause apart (RWS v5 3.8: the seated player decides).
+            assert refused["code"] == "illegal"
+            assert refused["message"] == (
+                "It is not your turn: box 1 is decided by its seated player ann, not bob."
+            )
+            assert refused["clause"] == "RWS v5 3.8"
             a.send_json({"type": "action", "op": "stand", "args": {}, "key": "a2"})
             receive_until(a, "ack", key="a2")
             revealed = False
@@ -379,7 +384,7 @@ def test_the_dealer_console_deals_by_hand_and_only_a_dealer_may(db_url: str, clo
         console.send_json({"type": "action", "op": "card", "args": {"card": "9S"}, "key": "c1"})
         receive_until(console, "ack", key="c1")
         console.send_json({"type": "action", "op": "card", "args": {"card": "ZZ"}, "key": "c2"})
-        assert "unknown card" in receive_until(console, "error", key="c2")["message"]
+        assert "Unknown card 'ZZ'" in receive_until(console, "error", key="c2")["message"]
         reason = {"reason": "dealing error: card exposed"}
         console.send_json({"type": "action", "op": "void", "args": reason, "key": "v"})
         receive_until(console, "ack", key="v")
@@ -664,7 +669,9 @@ def test_the_operator_sees_metrics_health_and_every_money_movement_logged(
         )
         receive_until(socket, "ack", key="k1")
         socket.send_json({"type": "action", "op": "stand", "args": {}})
-        assert receive_until(socket, "error")["code"] == "illegal"  # still betting
+        refused = receive_until(socket, "error")  # still betting
+        assert (refused["code"], refused["message"]) == ("illegal", "It is not your turn.")
+        assert "phase" not in refused["message"] and "clause" not in refused
         clock.now += 6  # no more bets: the cards are dealt
         state = receive_until(socket, "state")
         while state["state"]["phase"] == "betting":

@@ -732,6 +732,27 @@ CONTRASTS = r"""(feltColour) => {
 }"""
 
 
+def test_a_box_taken_with_sit_is_given_back_with_leave(rws_site: Site, browser: Browser) -> None:
+    """A box reserved with Sit is held for its player until he bets (docs/protocol.md);
+    until then Leave gives it back, to him and to every other player at once."""
+    ann, bob = Player(browser, rws_site), Player(browser, rws_site)
+    for player, name in ((ann, "ann"), (bob, "bob")):
+        player.context.set_default_timeout(WAIT_MS)
+        player.sign_up(name)
+        player.sit_at("rws")
+    ann.page.click("[aria-label='Sit at box 3']")
+    expect_text(bob.page.locator("[data-box='3'] .holder"), "ann")
+    expect_text(bob.page.locator("[aria-label='Sit at box 3']"), [])  # held for ann
+    ann.page.click("[aria-label='Leave box 3']")
+    expect_text(bob.page.locator("[data-box='3'] .holder"), "free")
+    expect_text(ann.page.locator("[data-box='3'] .holder"), "free")
+    expect_text(ann.page.locator("[aria-label='Leave box 3']"), [])
+    bob.page.click("[aria-label='Sit at box 3']")  # anyone may take it now
+    expect_text(ann.page.locator("[data-box='3'] .holder"), "bob")
+    ann.close()
+    bob.close()
+
+
 def test_text_on_the_felt_has_a_contrast_of_at_least_4_5(rws_site: Site, browser: Browser) -> None:
     """WCAG 2.2 1.4.3 (AA): every text on the felt, measured on the rendered page against
     both ends of the felt's gradient: the table's print, the timers, the stakes, the

@@ -31,6 +31,7 @@ export function describe(e) {
     case "technical_interruption": return `Technical interruption${e.outcome_established ? " (outcome established)" : ""}`;
     case "round_voided": return `Round void: ${e.reason}`;
     case "round_settled": return "Round over";
+    case "refused": return `Refused: ${e.message} (${e.clause})`;
     default: return e.type.replaceAll("_", " ");
   }
 }

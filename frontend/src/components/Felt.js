@@ -94,6 +94,8 @@ function Box({ number, count, table, view, onSpot, chipSelected, stop, onStop, d
       <span class="holder">${holder ?? "free"}</span>
       ${betting && !holder && you && html`<button type="button" class="small sit" aria-label=${`Sit at box ${number}`}
         ...${roving(`sit:${number}`)} onClick=${() => table.send({ type: "take_box", box: number })}>Sit</button>`}
+      ${betting && you && view.seats[String(number)] === you && !bets.some((b) => b.player === you) && html`<button type="button"
+        class="small leave" aria-label=${`Leave box ${number}`} onClick=${() => table.send({ type: "leave_box", box: number })}>Leave</button>`}
     </div>
     ${(placed?.hands ?? []).map((hand) => html`<${Hand} key=${hand.hand} hand=${hand} active=${turn === hand.hand} you=${you}
         results=${results.filter((r) => r.hand === hand.hand)} dealOrder=${hand.hand === 1 ? dealOrder : () => 0} />`)}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import sqlalchemy as sa
 from fastapi import WebSocket
@@ -46,6 +46,7 @@ from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
 from croupier.server.views import personal_view, public_events, public_view
 from croupier.server.wire import BUFFER_BYTES, Wire, encode, text_frame
+from croupier.server.words import in_words
 
 if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a cluster
     from croupier.server.bus import Bus
@@ -209,21 +210,38 @@ class Connection:
 class Refused(ServerError):
     """A table operation refused by the process that runs the table; ``code`` says why."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, clause: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.clause = clause
 
 
-def refusal(problem: Exception) -> tuple[str, str] | None:
-    """The error code and message a client is sent for a refused table operation."""
-    if isinstance(problem, Refused | ActionRefused | PlayRefused):
-        return problem.code, str(problem)
+class Refusal(NamedTuple):
+    """What a client is told of a refused table operation."""
+
+    code: str
+    #: Why, in the player's words.
+    message: str
+    #: The rule the refusal cites, where the engine cites one (for the table's log).
+    clause: str | None = None
+
+
+def refusal(problem: Exception) -> Refusal | None:
+    """What a client is sent for a refused table operation (``None``: not a refusal,
+    a failure).  The engine's own refusals are put in the player's words
+    (:func:`~croupier.server.words.in_words`), the rule they cite apart."""
+    if isinstance(problem, Refused):
+        return Refusal(problem.code, str(problem), problem.clause)
+    if isinstance(problem, ActionRefused | PlayRefused):
+        return Refusal(problem.code, str(problem))
     if isinstance(problem, InsufficientFunds):
-        return "insufficient_funds", str(problem)
+        return Refusal("insufficient_funds", str(problem))
     if isinstance(problem, TableUnavailable):
-        return "unavailable", str(problem)
-    if isinstance(problem, CroupierError | ServerError):
-        return "illegal", str(problem)
+        return Refusal("unavailable", str(problem))
+    if isinstance(problem, CroupierError):
+        return Refusal("illegal", *in_words(str(problem)))
+    if isinstance(problem, ServerError):
+        return Refusal("illegal", str(problem))
     return None
 
 
@@ -591,7 +609,8 @@ class Hub:
 
         reply = await self.bus.request(table, {"op": op, "args": dict(args)}, first=said)
         if "error" in reply:
-            raise Refused(reply["error"]["code"], reply["error"]["message"])
+            refused = reply["error"]
+            raise Refused(refused["code"], refused["message"], refused.get("clause"))
         return reply["result"]
 
     async def _serve(
@@ -615,8 +634,8 @@ class Hub:
             said = refusal(problem)
             if said is None:
                 _log.exception("table %s: a request from another process failed", table)
-                said = ("internal", "the table could not do that; try again")
-            return {"error": {"code": said[0], "message": said[1]}}
+                said = Refusal("internal", "the table could not do that; try again")
+            return {"error": said._asdict()}
         return {"result": result}
 
     async def _here(

@@ -468,13 +468,15 @@ class Balance(Message):
 
 
 class Error(Message):
-    """A message refused: ``code`` names the kind, ``message`` says what was wrong, and
-    ``key`` is the refused action's."""
+    """A message refused: ``code`` names the kind, ``message`` says what was wrong in
+    the player's words, ``key`` is the refused action's, and ``clause`` names the rule
+    the refusal rests on, where it rests on one."""
 
     type: Literal["error"]
     code: str
     message: str
     key: str | None = None
+    clause: str | None = None
 
 
 class Pong(Message):

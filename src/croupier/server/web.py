@@ -39,6 +39,7 @@ __all__ = [
     "pay_tables_of",
     "rules_fingerprint",
     "strategy_of",
+    "warm_charts",
 ]
 
 _log = logging.getLogger("croupier.server")
@@ -61,6 +62,30 @@ class CachedStaticFiles(StaticFiles):
             hashed = path.startswith("assets/")
             response.headers["Cache-Control"] = IMMUTABLE if hashed else REVALIDATE
         return response
+
+
+def warm_charts(rule_sets: Iterable[Rules]) -> threading.Thread:
+    """Work out each rule set's strategy chart (:func:`strategy_of`) in a background
+    thread (started here and returned), so that a player's first look at the chart
+    does not wait for it (seconds on a busy machine).
+
+    >>> from croupier.presets import find_rules
+    >>> warm_charts([find_rules("rws-v5")]).join()
+    >>> strategy_of.cache_info().currsize >= 1
+    True
+    """
+    pending = list({rules_fingerprint(rules): rules for rules in rule_sets}.values())
+
+    def run() -> None:
+        for rules in pending:
+            try:
+                strategy_of(rules)
+            except Exception:  # logged; the page asks again and gets the error then
+                _log.exception("the strategy chart of %s could not be worked out", rules.name)
+
+    thread = threading.Thread(target=run, name="croupier charts", daemon=True)
+    thread.start()
+    return thread
 
 
 @functools.cache

@@ -161,12 +161,19 @@ def record(hub: Hub, connection: Connection, seconds: float) -> None:
 
 
 async def error(
-    hub: Hub, connection: Connection, code: str, message: str, key: str | None = None
+    hub: Hub,
+    connection: Connection,
+    code: str,
+    message: str,
+    key: str | None = None,
+    clause: str | None = None,
 ) -> None:
     connection.last_result = code
     body: dict[str, Any] = {"type": "error", "code": code, "message": message}
     if key is not None:
         body["key"] = key
+    if clause is not None:
+        body["clause"] = clause
     await hub.send(connection, body)
 
 
@@ -282,7 +289,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
         said = refusal(problem)
         if said is None:
             raise
-        await error(hub, connection, said[0], said[1], message_key(message))
+        await error(hub, connection, said.code, said.message, message_key(message), said.clause)
         return
     if table not in hub.actors and not result["retried"]:
         # Played on another process: his balance is read here.
