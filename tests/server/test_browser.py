@@ -646,8 +646,9 @@ def test_the_table_fits_a_phone_and_a_large_screen(
         # WCAG 2.2 2.5.5 (AAA; the page's own floor): every control at least 44 px.
         small = page.evaluate(TOO_SMALL_TO_TOUCH)
         assert small == [], f"controls under 44 px on a phone: {small}"
-    page.keyboard.press("s")  # stand on 16 against the dealer's 6: the dealer draws out
+    page.keyboard.press("s")  # stand on 17 against the dealer's 6: he draws 9 and K, bust
     expect_contains(page.locator(".banner"), "25.00")
+    expect_text(page.locator(".dealer .total"), "Dealer 25 bust")
     settle_animations(page)
     page.screenshot(path=str(screenshots / f"table-{name}-result.png"))
     assert_on_screen(page, height, ".dealer .card", ".banner")

@@ -42,7 +42,7 @@ export function Felt({ table, view, onSpot, chipSelected, print }) {
   return html`<section class="felt" aria-label="the table">
     <div class="dealer" aria-label="dealer">
       <${Cards} cards=${view.dealer.cards} hidden=${view.dealer.hidden_cards} dealOrder=${dealOrder(null)} />
-      <div class="total">${view.dealer.cards.length ? html`Dealer <strong>${view.dealer.total}</strong>` : "Dealer"}</div>
+      <div class="total">${view.dealer.cards.length ? html`Dealer <strong>${view.dealer.total}</strong>${view.dealer.total > 21 ? " bust" : ""}` : "Dealer"}</div>
       <${Timer} table=${table} view=${view} />
       <p class="felt-print">${view.phase === "void" ? `Round void: ${view.void_reason}` : print}</p>
       ${total !== null && amount(total).gt(0) && html`<p class="layout-total">Your bets on the layout: <strong>${total}</strong>${view.confirmed.includes(you) ? " · accepted" : ""}</p>`}
