@@ -103,10 +103,6 @@ class Ran:
         """The first column of the first row, ``None`` when there is no row."""
         return self._rows[0][0] if self._rows else None
 
-    def scalars(self) -> list[Any]:
-        """The first column of every row."""
-        return [row[0] for row in self._rows]
-
 
 class Prepared:
     """A statement compiled once for each database, run on the driver's cursor.
