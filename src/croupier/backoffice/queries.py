@@ -1,0 +1,435 @@
+"""The report's reads: aggregates computed by the database, one statement per figure set.
+
+Nothing here loops over rounds in Python: the money is summed from the ledger's legs,
+the bets from the rounds' recorded inputs (their JSON read by the database itself:
+``json_extract`` on SQLite, ``jsonb`` on PostgreSQL), grouped by table, rules and
+player.  A round belongs to the period in which it opened (``rounds.created_at``).
+
+Amounts come back as integers of the ledger's unit (:data:`croupier.server.ledger.UNIT`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+from croupier.server.schema import (
+    accounts,
+    legs,
+    round_inputs,
+    round_players,
+    rounds,
+    transactions,
+    users,
+)
+
+__all__ = [
+    "BetTotals",
+    "LedgerTotals",
+    "Scope",
+    "bet_totals",
+    "irregular_inputs",
+    "ledger_totals",
+    "player_rounds",
+    "round_bets",
+    "round_counts",
+    "shoe_records",
+    "void_returns",
+]
+
+#: The inputs that are irregularities (RWS v5 5.3, 5.4, 5.7.3, 5.17).
+IRREGULAR_OPS = ("void", "interrupt", "return_bets", "walk_away", "time_out")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which rounds a report reads: opened in ``[since, until)``, at one table or all,
+    and (for the players' figures) one player or all."""
+
+    since: datetime
+    until: datetime
+    table: str | None = None
+    player: str | None = None
+
+    def rounds_where(self, *statuses: str) -> sa.ColumnElement[bool]:
+        """The condition on ``rounds`` (of these statuses; any when none is named)."""
+        condition = sa.and_(rounds.c.created_at >= self.since, rounds.c.created_at < self.until)
+        if self.table is not None:
+            condition = sa.and_(condition, rounds.c.table_id == self.table)
+        if statuses:
+            condition = sa.and_(condition, rounds.c.status.in_(statuses))
+        return condition
+
+
+def _op_is(column: sa.ColumnElement[str], op: str) -> sa.ColumnElement[bool]:
+    """The recorded input is of operation ``op``: a text match, cheaper than reading the
+    JSON (inputs are written with sorted keys, and a quote inside a string value is
+    escaped, so ``"op":"bet",`` appears only as the input's own operation)."""
+    return column.like(f'%"op":"{op}",%')
+
+
+def _field(dialect: str, column: sa.ColumnElement[str], *path: str) -> sa.ColumnElement[Any]:
+    """A field of a JSON text column, as text."""
+    if dialect == "postgresql":
+        as_json = sa.cast(column, postgresql.JSONB)
+        return as_json.op("#>>")(sa.literal_column("'{" + ",".join(path) + "}'"))
+    return sa.func.json_extract(column, "$." + ".".join(path))
+
+
+def _units(dialect: str, text: sa.ColumnElement[Any]) -> sa.ColumnElement[int]:
+    """An amount recorded as text ("12.50") as whole units of 0.01."""
+    if dialect == "postgresql":
+        return sa.cast(sa.cast(text, sa.Numeric) * 100, sa.BigInteger)
+    return sa.cast(sa.func.round(text * 100), sa.Integer)
+
+
+def round_counts(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
+    """Rounds by (table, rules name, rules version, status)."""
+    query = (
+        sa.select(
+            rounds.c.table_id,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            rounds.c.status,
+            sa.func.count().label("rounds"),
+            sa.func.min(rounds.c.created_at).label("first"),
+            sa.func.max(rounds.c.created_at).label("last"),
+        )
+        .where(scope.rounds_where())
+        .group_by(rounds.c.table_id, rounds.c.rules_name, rounds.c.rules_version, rounds.c.status)
+    )
+    return list(conn.execute(query).all())
+
+
+@dataclass(frozen=True)
+class LedgerTotals:
+    """The legs of one kind of transaction on one kind of account, summed."""
+
+    table: str
+    rules_name: str
+    rules_version: str
+    status: str
+    transaction_kind: str
+    account_kind: str
+    #: The account's owner: the user's id for a player account, the table for the house.
+    owner: str
+    units: int
+
+
+def ledger_totals(conn: sa.Connection, scope: Scope) -> list[LedgerTotals]:
+    """The legs of the rounds' transactions, by table, rules, round status, transaction
+    kind, account kind and owner (players and the house; the rounds' own accounts only
+    hold money on its way)."""
+    query = (
+        sa.select(
+            rounds.c.table_id,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            rounds.c.status,
+            transactions.c.kind.label("transaction_kind"),
+            accounts.c.kind.label("account_kind"),
+            accounts.c.owner,
+            sa.func.sum(legs.c.amount).label("units"),
+        )
+        .select_from(
+            rounds.join(transactions, transactions.c.round_id == rounds.c.id)
+            .join(legs, legs.c.transaction_id == transactions.c.id)
+            .join(accounts, accounts.c.id == legs.c.account_id)
+        )
+        .where(scope.rounds_where(), accounts.c.kind.in_(("player", "house")))
+        .group_by(
+            rounds.c.table_id,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            rounds.c.status,
+            transactions.c.kind,
+            accounts.c.kind,
+            accounts.c.owner,
+        )
+    )
+    return [
+        LedgerTotals(
+            table=row.table_id,
+            rules_name=row.rules_name,
+            rules_version=row.rules_version,
+            status=row.status,
+            transaction_kind=row.transaction_kind,
+            account_kind=row.account_kind,
+            owner=row.owner,
+            units=int(row.units),
+        )
+        for row in conn.execute(query)
+    ]
+
+
+def _placed(dialect: str, scope: Scope, statuses: Sequence[str]) -> sa.Subquery:
+    """Every bet that played: by (round, player, box, bet), the amount left on the layout
+    at "No more bets" (bets added up, a withdrawn bet gone, a side bet without a main
+    bet on its box given back as the engine gives it back)."""
+    text = round_inputs.c.input
+    bets = (
+        sa.select(
+            round_inputs.c.round_id,
+            round_inputs.c.seq,
+            _field(dialect, text, "player").label("player"),
+            sa.cast(_field(dialect, text, "args", "box"), sa.Integer).label("box"),
+            sa.func.coalesce(_field(dialect, text, "args", "bet"), "main").label("bet"),
+            _units(dialect, _field(dialect, text, "args", "amount")).label("units"),
+        )
+        .join(rounds, rounds.c.id == round_inputs.c.round_id)
+        .where(scope.rounds_where(*statuses), _op_is(text, "bet"))
+        .cte("bets")
+    )
+    withdrawn = (
+        sa.select(
+            round_inputs.c.round_id,
+            _field(dialect, text, "player").label("player"),
+            sa.cast(_field(dialect, text, "args", "box"), sa.Integer).label("box"),
+            sa.func.coalesce(_field(dialect, text, "args", "bet"), "main").label("bet"),
+            sa.func.max(round_inputs.c.seq).label("last"),
+        )
+        .join(rounds, rounds.c.id == round_inputs.c.round_id)
+        .where(scope.rounds_where(*statuses), _op_is(text, "withdraw"))
+        .group_by(round_inputs.c.round_id, sa.text("2"), sa.text("3"), sa.text("4"))
+        .cte("withdrawn")
+    )
+    kept = (
+        sa.select(
+            bets.c.round_id,
+            bets.c.player,
+            bets.c.box,
+            bets.c.bet,
+            sa.func.sum(bets.c.units).label("units"),
+        )
+        .select_from(
+            bets.outerjoin(
+                withdrawn,
+                sa.and_(
+                    withdrawn.c.round_id == bets.c.round_id,
+                    withdrawn.c.player == bets.c.player,
+                    withdrawn.c.box == bets.c.box,
+                    withdrawn.c.bet == bets.c.bet,
+                ),
+            )
+        )
+        .where(sa.or_(withdrawn.c.last.is_(None), bets.c.seq > withdrawn.c.last))
+        .group_by(bets.c.round_id, bets.c.player, bets.c.box, bets.c.bet)
+        .cte("kept")
+    )
+    main = kept.alias("main_on_box")
+    return (
+        sa.select(kept)
+        .where(
+            sa.or_(
+                kept.c.bet == "main",
+                sa.exists().where(
+                    main.c.round_id == kept.c.round_id,
+                    main.c.box == kept.c.box,
+                    main.c.bet == "main",
+                ),
+            )
+        )
+        .subquery("placed")
+    )
+
+
+@dataclass(frozen=True)
+class BetTotals:
+    """A player's initial bets of one kind at one table and rules, summed."""
+
+    table: str
+    rules_name: str
+    rules_version: str
+    player: str
+    bet: str
+    #: How many bets (one per box and round).
+    count: int
+    units: int
+    #: The sum of each bet's square (units squared), for the variance of the result.
+    squares: int
+
+
+def bet_totals(conn: sa.Connection, scope: Scope) -> list[BetTotals]:
+    """The initial bets of the period's settled rounds, by table, rules, player and bet
+    (``"main"`` or a side bet's key)."""
+    placed = _placed(conn.dialect.name, scope, ("settled",))
+    query = (
+        sa.select(
+            rounds.c.table_id,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            placed.c.player,
+            placed.c.bet,
+            sa.func.count().label("count"),
+            sa.func.sum(placed.c.units).label("units"),
+            sa.func.sum(placed.c.units * placed.c.units).label("squares"),
+        )
+        .join(rounds, rounds.c.id == placed.c.round_id)
+        .where(placed.c.units > 0)
+        .group_by(
+            rounds.c.table_id,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            placed.c.player,
+            placed.c.bet,
+        )
+    )
+    return [
+        BetTotals(
+            table=row.table_id,
+            rules_name=row.rules_name,
+            rules_version=row.rules_version,
+            player=row.player,
+            bet=row.bet,
+            count=int(row[5]),
+            units=int(row.units),
+            squares=int(row.squares),
+        )
+        for row in conn.execute(query)
+    ]
+
+
+def player_rounds(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
+    """Each player's settled rounds in the period (name, user id, rounds, first, last)."""
+    query = (
+        sa.select(
+            users.c.name,
+            users.c.id,
+            sa.func.count().label("rounds"),
+            sa.func.min(rounds.c.created_at).label("first"),
+            sa.func.max(rounds.c.updated_at).label("last"),
+        )
+        .select_from(
+            round_players.join(rounds, rounds.c.id == round_players.c.round_id).join(
+                users, users.c.id == round_players.c.user_id
+            )
+        )
+        .where(scope.rounds_where("settled"))
+        .group_by(users.c.name, users.c.id)
+    )
+    if scope.player is not None:
+        query = query.where(users.c.name == scope.player)
+    return list(conn.execute(query).all())
+
+
+def irregular_inputs(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
+    """The irregular inputs of the period's rounds, and every void round (whose void
+    may have come from the engine itself), oldest first: the round, its status, the
+    input's place and JSON text (``None`` for a void round with no such input)."""
+    text = round_inputs.c.input
+    irregular = sa.or_(*(_op_is(text, op) for op in IRREGULAR_OPS))
+    inputs = (
+        sa.select(
+            rounds.c.id,
+            rounds.c.table_id,
+            rounds.c.number,
+            rounds.c.rules_name,
+            rounds.c.status,
+            rounds.c.created_at,
+            round_inputs.c.seq,
+            text.label("input"),
+        )
+        .join(rounds, rounds.c.id == round_inputs.c.round_id)
+        .where(scope.rounds_where(), irregular)
+    )
+    voids = sa.select(
+        rounds.c.id,
+        rounds.c.table_id,
+        rounds.c.number,
+        rounds.c.rules_name,
+        rounds.c.status,
+        rounds.c.created_at,
+        sa.literal(None, sa.Integer).label("seq"),
+        sa.literal(None, sa.Text).label("input"),
+    ).where(
+        scope.rounds_where("void"),
+        ~sa.exists().where(round_inputs.c.round_id == rounds.c.id, irregular),
+    )
+    union = sa.union_all(inputs, voids).subquery()
+    return list(
+        conn.execute(sa.select(union).order_by(union.c.created_at, union.c.id, union.c.seq)).all()
+    )
+
+
+def round_bets(conn: sa.Connection, scope: Scope, players: Sequence[str]) -> list[sa.Row[Any]]:
+    """Each main bet of these players in the period's settled rounds, with its round's
+    table, number and the place its shoe had reached when the round opened: (table,
+    number, position, player, units, insured), by table and number."""
+    dialect = conn.dialect.name
+    placed = _placed(dialect, scope, ("settled",))
+    if dialect == "postgresql":
+        # The shoe's position is the first "position" of the record (keys sorted, the
+        # order before it): read as text, without reading the record as JSON.
+        record = rounds.c.record
+        start = sa.func.strpos(record, '"position":') + 11
+        position = sa.cast(
+            sa.func.substring(sa.func.substr(record, start, 8), sa.literal_column("'^[0-9]+'")),
+            sa.Integer,
+        )
+    else:
+        position = sa.cast(sa.func.json_extract(rounds.c.record, "$.shoe.position"), sa.Integer)
+    text = round_inputs.c.input
+    insured = sa.exists().where(
+        round_inputs.c.round_id == placed.c.round_id,
+        _op_is(text, "insurance"),
+        _field(dialect, text, "player") == placed.c.player,
+    )
+    query = (
+        sa.select(
+            rounds.c.table_id,
+            rounds.c.number,
+            position.label("position"),
+            placed.c.player,
+            sa.func.sum(placed.c.units).label("units"),
+            sa.func.max(sa.case((insured, 1), else_=0)).label("insured"),
+        )
+        .join(rounds, rounds.c.id == placed.c.round_id)
+        .where(
+            placed.c.bet == "main",
+            placed.c.player.in_(players),
+            rounds.c.record.like('%"dealt":"rng"%'),
+        )
+        .group_by(rounds.c.table_id, rounds.c.number, sa.text("3"), placed.c.player)
+        .order_by(rounds.c.table_id, rounds.c.number)
+    )
+    return [row for row in conn.execute(query)]
+
+
+def shoe_records(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
+    """The records of the period's rounds dealt first from a freshly shuffled shoe of
+    the server's (position 0): (table, number, record text)."""
+    query = (
+        sa.select(rounds.c.table_id, rounds.c.number, rounds.c.record)
+        .where(
+            scope.rounds_where(),
+            rounds.c.record.like('%"dealt":"rng"%'),
+            rounds.c.record.like('%"position":0}%'),
+        )
+        .order_by(rounds.c.table_id, rounds.c.number)
+    )
+    return [row for row in conn.execute(query)]
+
+
+def void_returns(conn: sa.Connection, scope: Scope) -> dict[str, int]:
+    """What each void round of the period gave back to its players (the void
+    transaction's player legs), by round id."""
+    query = (
+        sa.select(rounds.c.id, sa.func.sum(legs.c.amount).label("units"))
+        .select_from(
+            rounds.join(transactions, transactions.c.round_id == rounds.c.id)
+            .join(legs, legs.c.transaction_id == transactions.c.id)
+            .join(accounts, accounts.c.id == legs.c.account_id)
+        )
+        .where(
+            scope.rounds_where("void"),
+            transactions.c.kind == "void",
+            accounts.c.kind == "player",
+        )
+        .group_by(rounds.c.id)
+    )
+    return {row.id: int(row.units) for row in conn.execute(query)}

@@ -1,0 +1,564 @@
+"""The back office's report for a period: tables, players, irregularities, advantage play
+and shuffle health, read from the records and the ledger (see ``docs/report.md``).
+
+Money is :class:`~decimal.Decimal` (from the ledger's integer units), ratios are
+:class:`~fractions.Fraction`; z-scores, correlations and p-values are ``float``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import sqlalchemy as sa
+
+from croupier.backoffice import advantage, queries
+from croupier.backoffice.edges import Edges, edges_for
+from croupier.backoffice.errors import ReportError
+from croupier.backoffice.queries import Scope
+from croupier.backoffice.shuffle import ShuffleHealth, shuffle_health
+from croupier.backoffice.statistics import verdict
+from croupier.errors import CroupierError
+from croupier.presets import find_preset
+from croupier.rules import Rules
+from croupier.server.schema import rounds, users
+
+__all__ = [
+    "Irregularity",
+    "PlayerFigures",
+    "Report",
+    "TableFigures",
+    "build_report",
+    "default_period",
+]
+
+_CENT = Decimal("0.01")
+#: A pause longer than this between two of a player's rounds ends his sitting.
+SITTING_GAP = timedelta(minutes=30)
+
+
+def _money(units: int | Fraction) -> Decimal:
+    """Units of 0.01 as money, to the cent (exact for whole units, rounded half-even
+    for a theoretical figure)."""
+    if isinstance(units, int):
+        return Decimal(units) * _CENT
+    return (Decimal(units.numerator) / Decimal(units.denominator) * _CENT).quantize(_CENT)
+
+
+def _ratio_text(ratio: Fraction | None, places: int = 6) -> str | None:
+    if ratio is None:
+        return None
+    return str(
+        (Decimal(ratio.numerator) / Decimal(ratio.denominator)).quantize(Decimal(10) ** -places)
+    )
+
+
+def default_period(now: datetime) -> tuple[datetime, datetime]:
+    """The last 24 hours before ``now``."""
+    return now - timedelta(hours=24), now
+
+
+@dataclass
+class _Play:
+    """Bets and their theoretical result, summed (units of 0.01)."""
+
+    handle: dict[str, int] = field(default_factory=dict)
+    bets: dict[str, int] = field(default_factory=dict)
+    theoretical: Fraction = Fraction(0)
+    variance: Fraction = Fraction(0)
+
+    def add(self, totals: queries.BetTotals, edges: Edges) -> None:
+        self.handle[totals.bet] = self.handle.get(totals.bet, 0) + totals.units
+        self.bets[totals.bet] = self.bets.get(totals.bet, 0) + totals.count
+        self.theoretical += totals.units * edges.edge(totals.bet)
+        self.variance += totals.squares * edges.variance(totals.bet)
+
+    @property
+    def sd_units(self) -> float:
+        return math.sqrt(self.variance)
+
+    def z(self, actual_units: int) -> float | None:
+        if self.variance <= 0:
+            return None
+        return float(actual_units - self.theoretical) / self.sd_units
+
+
+@dataclass(frozen=True)
+class TableFigures:
+    """A table's figures for the period (its rounds under one rule set)."""
+
+    table: str
+    rules: str
+    rules_version: str
+    rounds: int
+    void_rounds: int
+    open_rounds: int
+    #: Initial bets: ``"main"`` and each side bet apart.
+    handle: dict[str, Decimal]
+    #: Every stake the ledger took (doubles, splits, insurance too), less refunds.
+    staked: Decimal
+    house_win: Decimal
+    hold: Fraction | None
+    theoretical_win: Decimal
+    #: The standard deviation of the house's win over these bets.
+    sd: Decimal
+    z: float | None
+    edge: dict[str, Fraction]
+
+    @property
+    def total_handle(self) -> Decimal:
+        """Main and side bets together."""
+        return sum(self.handle.values(), Decimal("0.00"))
+
+    @property
+    def verdict(self) -> str:
+        """The plain verdict on ``z``."""
+        return verdict(self.z)
+
+    def to_json(self) -> dict[str, object]:
+        """As JSON values (money and ratios as exact text)."""
+        return {
+            "table": self.table,
+            "rules": self.rules,
+            "rules_version": self.rules_version,
+            "rounds": self.rounds,
+            "void_rounds": self.void_rounds,
+            "open_rounds": self.open_rounds,
+            "handle": {bet: str(amount) for bet, amount in self.handle.items()},
+            "total_handle": str(self.total_handle),
+            "staked": str(self.staked),
+            "house_win": str(self.house_win),
+            "hold": _ratio_text(self.hold),
+            "theoretical_win": str(self.theoretical_win),
+            "sd": str(self.sd),
+            "z": None if self.z is None else round(self.z, 4),
+            "verdict": self.verdict,
+            "house_edge": {bet: _ratio_text(edge, 8) for bet, edge in self.edge.items()},
+        }
+
+
+@dataclass(frozen=True)
+class PlayerFigures:
+    """A player's figures for the period."""
+
+    player: str
+    user_id: int
+    rounds: int
+    hours: Decimal
+    average_bet: Decimal | None
+    handle: Decimal
+    net: Decimal
+    theoretical_loss: Decimal
+    sd: Decimal
+    z: float | None
+
+    @property
+    def verdict(self) -> str:
+        """The plain verdict on ``z`` (of his loss against his theoretical loss)."""
+        return verdict(self.z)
+
+    def to_json(self) -> dict[str, object]:
+        """As JSON values."""
+        return {
+            "player": self.player,
+            "user_id": self.user_id,
+            "rounds": self.rounds,
+            "hours": str(self.hours),
+            "average_bet": None if self.average_bet is None else str(self.average_bet),
+            "handle": str(self.handle),
+            "net": str(self.net),
+            "theoretical_loss": str(self.theoretical_loss),
+            "sd": str(self.sd),
+            "z": None if self.z is None else round(self.z, 4),
+            "verdict": self.verdict,
+        }
+
+
+@dataclass(frozen=True)
+class Irregularity:
+    """A void, an interruption, a return of bets, a walk-away or a time-out."""
+
+    round_id: str
+    table: str
+    number: int
+    at: datetime
+    kind: str
+    clause: str
+    status: str
+    who: str | None
+    detail: str
+    #: The record does not name the dealer's account: ``None`` (see docs/report.md).
+    dealer: str | None
+    returned: Decimal
+
+    def to_json(self) -> dict[str, object]:
+        """As JSON values."""
+        return {
+            "round": self.round_id,
+            "table": self.table,
+            "number": self.number,
+            "at": self.at.isoformat(),
+            "kind": self.kind,
+            "clause": self.clause,
+            "status": self.status,
+            "who": self.who,
+            "detail": self.detail,
+            "dealer": self.dealer,
+            "returned": str(self.returned),
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every section of the report for one period."""
+
+    since: datetime
+    until: datetime
+    table: str | None
+    player: str | None
+    tables: list[TableFigures]
+    players: list[PlayerFigures]
+    irregularities: list[Irregularity]
+    advantage: list[advantage.PlayerCount]
+    shuffle: list[ShuffleHealth]
+
+    def to_json(self) -> dict[str, object]:
+        """The whole report as JSON values: the same for the same database and period."""
+        return {
+            "since": self.since.isoformat(),
+            "until": self.until.isoformat(),
+            "table": self.table,
+            "player": self.player,
+            "tables": [entry.to_json() for entry in self.tables],
+            "players": [entry.to_json() for entry in self.players],
+            "irregularities": [entry.to_json() for entry in self.irregularities],
+            "advantage_play": {
+                "fewest_rounds": advantage.FEWEST_ROUNDS,
+                "flag_z": advantage.FLAG_Z,
+                "flat_bettor_flagged": advantage.FLAT_BETTOR_FLAGGED,
+                "players": [entry.to_json() for entry in self.advantage],
+            },
+            "shuffle_health": [entry.to_json() for entry in self.shuffle],
+        }
+
+
+def _rules(name: str, version: str, cache: dict[tuple[str, str], Rules]) -> Rules:
+    found = cache.get((name, version))
+    if found is None:
+        try:
+            found = find_preset(name).rules
+        except CroupierError as error:
+            raise ReportError(f"rounds were played under rules {name!r}: {error}") from None
+        cache[name, version] = found
+    return found
+
+
+def _check(conn: sa.Connection, scope: Scope) -> None:
+    if scope.since >= scope.until:
+        raise ReportError(
+            f"the period is empty: --since {scope.since.isoformat()} is not before "
+            f"--until {scope.until.isoformat()}"
+        )
+    if scope.table is not None:
+        known = conn.execute(
+            sa.select(rounds.c.id).where(rounds.c.table_id == scope.table).limit(1)
+        ).first()
+        if known is None:
+            raise ReportError(f"no table {scope.table!r} in the records")
+    if scope.player is not None:
+        known = conn.execute(sa.select(users.c.id).where(users.c.name == scope.player)).first()
+        if known is None:
+            raise ReportError(f"no player {scope.player!r}")
+    found = conn.execute(sa.select(rounds.c.id).where(scope.rounds_where()).limit(1)).first()
+    if found is None:
+        where = f" at table {scope.table!r}" if scope.table else ""
+        raise ReportError(
+            f"no rounds{where} between {scope.since.isoformat()} and {scope.until.isoformat()}"
+        )
+
+
+def build_report(
+    conn: sa.Connection,
+    *,
+    since: datetime,
+    until: datetime,
+    table: str | None = None,
+    player: str | None = None,
+) -> Report:
+    """The report over the rounds opened in ``[since, until)``, at ``table`` (or all),
+    for ``player`` (or all).
+
+    Raises:
+        ReportError: an empty period, an unknown table or player, no rounds in the period.
+    """
+    scope = Scope(since, until, table, player)
+    _check(conn, scope)
+    rule_sets: dict[tuple[str, str], Rules] = {}
+    names = {row.id: row.name for row in conn.execute(sa.select(users.c.id, users.c.name))}
+    player_id = None
+    if player is not None:
+        player_id = next(user for user, name in names.items() if name == player)
+
+    counts: dict[tuple[str, str, str], dict[str, int]] = {}
+    for row in queries.round_counts(conn, scope):
+        key = (row.table_id, row.rules_name, row.rules_version)
+        counts.setdefault(key, {})[row.status] = int(row.rounds)
+
+    # Money: the ledger's legs.
+    house: dict[tuple[str, str, str], int] = {}
+    staked: dict[tuple[str, str, str], int] = {}
+    player_net: dict[tuple[str, str, str], int] = {}
+    net_by_user: dict[int, int] = {}
+    for leg in queries.ledger_totals(conn, scope):
+        key = (leg.table, leg.rules_name, leg.rules_version)
+        if leg.account_kind == "house":
+            if leg.status == "settled":
+                house[key] = house.get(key, 0) + leg.units
+            continue
+        user = int(leg.owner)
+        if player_id is not None and user != player_id:
+            continue
+        if leg.status == "settled":
+            player_net[key] = player_net.get(key, 0) + leg.units
+            if leg.transaction_kind in ("stake", "refund"):
+                staked[key] = staked.get(key, 0) - leg.units
+        net_by_user[user] = net_by_user.get(user, 0) + leg.units
+
+    # Bets and their theory: the recorded inputs, the exact edges.
+    by_table: dict[tuple[str, str, str], _Play] = {}
+    by_player: dict[str, _Play] = {}
+    edges_by_table: dict[tuple[str, str, str], Edges] = {}
+    for totals in queries.bet_totals(conn, scope):
+        if player is not None and totals.player != player:
+            continue
+        key = (totals.table, totals.rules_name, totals.rules_version)
+        edges = edges_by_table.get(key)
+        if edges is None:
+            edges = edges_for(_rules(totals.rules_name, totals.rules_version, rule_sets))
+            edges_by_table[key] = edges
+        by_table.setdefault(key, _Play()).add(totals, edges)
+        by_player.setdefault(totals.player, _Play()).add(totals, edges)
+
+    tables: list[TableFigures] = []
+    for key in sorted(counts.keys() | by_table.keys()):
+        play = by_table.get(key, _Play())
+        edges = edges_by_table.get(key)
+        won = house.get(key, 0) if player_id is None else -player_net.get(key, 0)
+        total = sum(play.handle.values())
+        handle = {
+            bet: _money(units)
+            for bet, units in sorted(play.handle.items(), key=lambda item: item[0] != "main")
+        }
+        tables.append(
+            TableFigures(
+                table=key[0],
+                rules=key[1],
+                rules_version=key[2],
+                rounds=counts.get(key, {}).get("settled", 0),
+                void_rounds=counts.get(key, {}).get("void", 0),
+                open_rounds=counts.get(key, {}).get("open", 0),
+                handle=handle,
+                staked=_money(staked.get(key, 0)),
+                house_win=_money(won),
+                hold=Fraction(won, total) if total else None,
+                theoretical_win=_money(play.theoretical),
+                sd=_money(Fraction(play.sd_units)),
+                z=play.z(won),
+                edge={bet: edges.edge(bet) for bet in handle} if edges is not None else {},
+            )
+        )
+
+    players: list[PlayerFigures] = []
+    rows = queries.player_rounds(conn, scope)
+    hours = _hours(conn, scope)
+    for row in sorted(rows, key=lambda row: row.name):
+        play = by_player.get(row.name, _Play())
+        net = net_by_user.get(row.id, 0)
+        main_bets = play.bets.get("main", 0)
+        players.append(
+            PlayerFigures(
+                player=row.name,
+                user_id=row.id,
+                rounds=int(row.rounds),
+                hours=hours.get(row.id, Decimal("0.00")),
+                average_bet=(
+                    (Decimal(play.handle["main"]) / main_bets * _CENT).quantize(_CENT)
+                    if main_bets
+                    else None
+                ),
+                handle=_money(sum(play.handle.values())),
+                net=_money(net),
+                theoretical_loss=_money(play.theoretical),
+                sd=_money(Fraction(play.sd_units)),
+                z=play.z(-net),
+            )
+        )
+
+    irregularities = _irregularities(conn, scope, rule_sets)
+    counted = _advantage(conn, scope, [entry.player for entry in players])
+    shoes = _shoes(conn, scope)
+    return Report(
+        since=since,
+        until=until,
+        table=table,
+        player=player,
+        tables=tables,
+        players=players,
+        irregularities=irregularities,
+        advantage=counted,
+        shuffle=[
+            shuffle_health(name, [order for _, order in found])
+            for name, found in sorted(shoes.items())
+        ],
+    )
+
+
+def _hours(conn: sa.Connection, scope: Scope) -> dict[int, Decimal]:
+    """Each player's hours at the tables: the time between his successive rounds' openings,
+    a pause of more than :data:`SITTING_GAP` ending a sitting (window functions: the
+    database does it)."""
+    from croupier.server.schema import round_players
+
+    dialect = conn.dialect.name
+    seconds: sa.ColumnElement[Any]
+    if dialect == "postgresql":
+        seconds = sa.func.extract("epoch", rounds.c.created_at)
+    else:
+        seconds = (sa.func.julianday(rounds.c.created_at) - 2440587.5) * 86400.0
+    opened = (
+        sa.select(
+            round_players.c.user_id,
+            seconds.label("at"),
+        )
+        .join(rounds, rounds.c.id == round_players.c.round_id)
+        .where(scope.rounds_where("settled"))
+        .subquery()
+    )
+    gaps = sa.select(
+        opened.c.user_id,
+        (
+            opened.c.at
+            - sa.func.lag(opened.c.at).over(partition_by=opened.c.user_id, order_by=opened.c.at)
+        ).label("gap"),
+    ).subquery()
+    limit = SITTING_GAP.total_seconds()
+    query = (
+        sa.select(gaps.c.user_id, sa.func.sum(gaps.c.gap).label("seconds"))
+        .where(gaps.c.gap <= limit)
+        .group_by(gaps.c.user_id)
+    )
+    return {
+        int(row.user_id): (Decimal(str(float(row.seconds))) / 3600).quantize(_CENT)
+        for row in conn.execute(query)
+        if row.seconds is not None
+    }
+
+
+_KIND = {
+    "void": "void",
+    "interrupt": "interruption",
+    "return_bets": "bets returned after a dealing error",
+    "walk_away": "walk-away",
+    "time_out": "time-out",
+}
+
+
+def _clause(rules: Rules, op: str) -> str:
+    return {
+        "void": rules.cite_void,
+        "interrupt": rules.cite_interruption,
+        "return_bets": rules.cite_dealing_error,
+        "walk_away": rules.cite_absent_player,
+        "time_out": rules.cite_absent_player,
+    }[op]
+
+
+def _irregularities(
+    conn: sa.Connection, scope: Scope, rule_sets: dict[tuple[str, str], Rules]
+) -> list[Irregularity]:
+    rows = queries.irregular_inputs(conn, scope)
+    if not rows:
+        return []
+    returned = queries.void_returns(conn, scope)
+    found: list[Irregularity] = []
+    for row in rows:
+        rules = _rules(row.rules_name, "", rule_sets)
+        if row.input is None:
+            op, who, detail = "void", None, "voided by the engine"
+        else:
+            entry: dict[str, Any] = json.loads(row.input)
+            op = str(entry["op"])
+            args = entry.get("args") or {}
+            who = args.get("who") or entry.get("player")
+            detail = str(args.get("reason", ""))
+            if op == "return_bets":
+                detail = f"box {args.get('box')}"
+        money = returned.get(row.id, 0) if op == "void" or row.input is None else 0
+        found.append(
+            Irregularity(
+                round_id=row.id,
+                table=row.table_id,
+                number=int(row.number),
+                at=row.created_at,
+                kind=_KIND[op],
+                clause=_clause(rules, op),
+                status=row.status,
+                who=None if who is None else str(who),
+                detail=detail,
+                dealer=None,
+                returned=_money(money),
+            )
+        )
+    return found
+
+
+def _shoes(conn: sa.Connection, scope: Scope) -> dict[str, list[tuple[int, list[str]]]]:
+    """Each table's shoes shuffled in the period: (first round's number, order)."""
+    shoes: dict[str, list[tuple[int, list[str]]]] = {}
+    seen: set[tuple[str, ...]] = set()
+    for row in queries.shoe_records(conn, scope):
+        shoe = json.loads(row.record).get("shoe")
+        if not shoe or shoe.get("position") != 0:
+            continue
+        order = tuple(shoe["order"])
+        if order in seen:
+            continue
+        seen.add(order)
+        shoes.setdefault(row.table_id, []).append((int(row.number), list(order)))
+    return shoes
+
+
+def _advantage(
+    conn: sa.Connection, scope: Scope, players: Iterable[str]
+) -> list[advantage.PlayerCount]:
+    """The advantage-play figures of the players with enough rounds."""
+    wanted = sorted(players)
+    if not wanted:
+        return []
+    shoes = _shoes(conn, scope)
+    rows = queries.round_bets(conn, scope, wanted)
+    counted = advantage.count_bets(
+        [
+            (
+                row.table_id,
+                int(row.number),
+                row.position,
+                row.player,
+                int(row.units),
+                int(row.insured),
+            )
+            for row in rows
+        ],
+        shoes,
+    )
+    return [
+        advantage.assess(name, bets)
+        for name, bets in sorted(counted.items())
+        if len(bets) >= advantage.FEWEST_ROUNDS
+    ]

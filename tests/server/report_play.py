@@ -1,0 +1,142 @@
+"""Known play for the report's tests: seeded players at real tables through the server's
+table runtime, and the ledger's legs summed in Python, apart from the report's SQL."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from decimal import Decimal
+
+import sqlalchemy
+
+from croupier.round import Phase
+from croupier.server.runtime import TableRuntime
+from croupier.server.schema import accounts, legs, rounds, transactions
+
+#: A player's bet for a round: given the runtime (its shoe, as a counter sees it) and a
+#: random source; ``None`` sits the round out.
+Bettor = Callable[[TableRuntime, random.Random], Decimal | None]
+
+
+def flat(amount: str) -> Bettor:
+    """The same bet every round."""
+    return lambda runtime, rng: Decimal(amount)
+
+
+def scattered(*amounts: str) -> Bettor:
+    """A bet drawn at random among ``amounts`` each round, whatever the cards."""
+    return lambda runtime, rng: Decimal(rng.choice(amounts))
+
+
+def true_count(runtime: TableRuntime) -> float:
+    """The hi-lo true count of the cards dealt from the runtime's shoe so far."""
+    from croupier.backoffice.advantage import true_counts
+
+    shoe = runtime.shoe
+    assert shoe is not None
+    order = [str(card) for card in shoe.order]
+    return true_counts(order, [shoe.position])[0]
+
+
+def counter(unit: str, top: int = 8) -> Bettor:
+    """A hi-lo counter spreading 1 to ``top`` units: ``unit`` x (true count - 1),
+    at least one unit."""
+
+    def bet(runtime: TableRuntime, rng: random.Random) -> Decimal:
+        units = min(max(int(true_count(runtime)) - 0, 1), top)
+        return Decimal(unit) * units
+
+    return bet
+
+
+def play(
+    runtime: TableRuntime,
+    bettors: dict[str, Bettor],
+    rounds_to_play: int,
+    *,
+    seed: int = 1,
+    start: float = 1000.0,
+    side_bets: dict[str, tuple[str, str]] | None = None,
+    insure_at: float | None = None,
+) -> float:
+    """Play ``rounds_to_play`` rounds, each player on his own box (in the order given):
+    seeded decisions (stand at 17 or more, else hit or stand at random; every offer
+    declined, insurance taken by whoever is in ``insure_at``'s count).  ``side_bets``
+    gives a player a side bet (key, amount) every round.  Returns the clock's time."""
+    rng = random.Random(seed)
+    now = start
+    for _ in range(rounds_to_play):
+        for box, (name, bettor) in enumerate(bettors.items(), start=1):
+            amount = bettor(runtime, rng)
+            if amount is None:
+                continue
+            runtime.apply("bet", name, {"box": box, "amount": str(amount)}, now=now)
+            if side_bets and name in side_bets:
+                key, side = side_bets[name]
+                runtime.apply("bet", name, {"box": box, "amount": side, "bet": key}, now=now)
+        counted = true_count(runtime) if runtime.shoe is not None else 0.0
+        now += runtime.config.betting_seconds
+        runtime.tick(now)
+        game = runtime.round
+        while game.phase not in (Phase.SETTLED, Phase.VOID):
+            now += 1
+            if game.offers:
+                offer = game.offers[0]
+                if (
+                    offer.kind.value == "insurance"
+                    and insure_at is not None
+                    and counted >= insure_at
+                ):
+                    runtime.apply("insurance", offer.player, {"box": offer.box}, now=now)
+                else:
+                    runtime.apply(
+                        "decline",
+                        offer.player,
+                        {"box": offer.box, "kind": offer.kind.value},
+                        now=now,
+                    )
+            elif game.current_turn is not None:
+                hand = game.current_hand
+                assert hand is not None
+                player = game.seated_player(game.current_turn[0])
+                if hand.total >= 17 or not game.can_hit() or rng.random() < 0.3:
+                    runtime.apply("stand", player, {}, now=now)
+                else:
+                    runtime.apply("hit", player, {}, now=now)
+            else:
+                raise AssertionError(f"round waits in phase {game.phase}")
+            game = runtime.round
+        now += runtime.config.pause_seconds + 1
+        runtime.tick(now)
+    return now
+
+
+def leg_sums(engine: sqlalchemy.Engine) -> dict[str, object]:
+    """Every leg read row by row and summed in Python: per table the house's settle
+    legs and the players' legs of settled rounds, per player (id) his legs in rounds."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sqlalchemy.select(
+                rounds.c.table_id,
+                rounds.c.status,
+                transactions.c.kind,
+                accounts.c.kind,
+                accounts.c.owner,
+                legs.c.amount,
+            )
+            .join(transactions, transactions.c.round_id == rounds.c.id)
+            .join(legs, legs.c.transaction_id == transactions.c.id)
+            .join(accounts, accounts.c.id == legs.c.account_id)
+        ).all()
+    house: dict[str, Decimal] = {}
+    players: dict[int, Decimal] = {}
+    staked: dict[str, Decimal] = {}
+    for table, status, kind, account_kind, owner, amount in rows:
+        money = Decimal(amount) / 100
+        if account_kind == "house" and kind == "settle":
+            house[table] = house.get(table, Decimal(0)) + money
+        if account_kind == "player":
+            players[int(owner)] = players.get(int(owner), Decimal(0)) + money
+            if status == "settled" and kind in ("stake", "refund"):
+                staked[table] = staked.get(table, Decimal(0)) - money
+    return {"house": house, "players": players, "staked": staked}
