@@ -317,7 +317,7 @@ def player_rounds(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
     return list(conn.execute(query).all())
 
 
-def irregular_inputs(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
+def irregular_inputs(conn: sa.Connection, scope: Scope) -> list[Any]:
     """The irregular inputs of the period's rounds, and every void round (whose void
     may have come from the engine itself), oldest first: the round, its status, the
     input's place and JSON text (``None`` for a void round with no such input)."""
@@ -400,7 +400,7 @@ def round_bets(conn: sa.Connection, scope: Scope, players: Sequence[str]) -> lis
     return [row for row in conn.execute(query)]
 
 
-def shoe_records(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
+def shoe_records(conn: sa.Connection, scope: Scope) -> list[Any]:
     """The records of the period's rounds dealt first from a freshly shuffled shoe of
     the server's (position 0): (table, number, record text)."""
     query = (

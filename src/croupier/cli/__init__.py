@@ -48,6 +48,9 @@ COMMANDS: dict[str, LazyCommand] = {
     "accounts": LazyCommand(
         "croupier.cli.accounts", "server", "The site's accounts: create, list, disable."
     ),
+    "report": LazyCommand(
+        "croupier.cli.report", "server", "The back office: tables, players, irregularities."
+    ),
 }
 
 
