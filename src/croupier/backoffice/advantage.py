@@ -63,8 +63,8 @@ def true_counts(order: Sequence[str], positions: Sequence[int]) -> list[float]:
     """The hi-lo true count before the card at each position of a shoe (running count
     of the cards before it, per deck left).
 
-    >>> true_counts(["2S", "3S", "KS", "4S"] + ["9H"] * 100, [0, 2, 3])
-    [0.0, 1.0, 0.0]
+    >>> true_counts(["2S", "3S", "KS", "4S"] + ["9H"] * 48, [0, 2, 3])  # one deck
+    [0.0, 2.08, 1.0612244897959184]
     """
     running = [0]
     for card in order:

@@ -214,15 +214,15 @@ def _print(made: Report, console: Console) -> None:
     counted = Table(title="Advantage play (hi-lo true count)")
     for column in ("player", "rounds", "correlation", "z", "spread", "insured", "verdict"):
         counted.add_column(column, justify="left" if column in ("player", "verdict") else "right")
-    for entry in made.advantage:
+    for counting in made.advantage:
         counted.add_row(
-            entry.player,
-            str(entry.rounds),
-            "" if entry.correlation is None else f"{entry.correlation:+.3f}",
-            "" if entry.z is None else f"{entry.z:+.1f}",
-            "" if entry.spread is None else f"1-{entry.spread}",
-            f"{entry.insured_at_index}/{entry.insured}",
-            entry.verdict,
+            counting.player,
+            str(counting.rounds),
+            "" if counting.correlation is None else f"{counting.correlation:+.3f}",
+            "" if counting.z is None else f"{counting.z:+.1f}",
+            "" if counting.spread is None else f"1-{counting.spread}",
+            f"{counting.insured_at_index}/{counting.insured}",
+            counting.verdict,
         )
     console.print(counted)
     from croupier.backoffice.advantage import FEWEST_ROUNDS, FLAT_BETTOR_FLAGGED
