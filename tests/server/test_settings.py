@@ -108,11 +108,11 @@ def test_an_application_made_without_settings_reads_them_from_the_environment(
     assert (tmp_path / "site.db").exists()
 
 
-def test_the_readme_lists_every_variable_with_its_flag() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_manual_lists_every_variable_with_its_flag() -> None:
+    manual = (Path(__file__).parents[2] / "docs" / "server.md").read_text(encoding="utf-8")
     rows = {
         line.split("|")[1].strip(" `"): line
-        for line in readme.splitlines()
+        for line in manual.splitlines()
         if "| `CROUPIER_" in line
     }
     for variable in ENVIRONMENT:
