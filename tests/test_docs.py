@@ -8,8 +8,10 @@ line is parsed by the command itself, and the links between the pages hold.
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -165,3 +167,25 @@ def test_the_sites_own_code_does_what_its_examples_say(path: Path) -> None:
     spec.loader.exec_module(module)
     failed, tried = doctest.testmod(module)
     assert tried and not failed
+
+
+def test_the_round_script_shown_is_the_one_its_example_plays_and_croupier_round_takes() -> None:
+    text = (DOCS / "round-script.md").read_text(encoding="utf-8")
+    shown = json.loads(next(body for language, body in FENCE.findall(text) if language == "json"))
+    played = subprocess.run(
+        [sys.executable, "-m", "croupier", "round", "-"],
+        input=json.dumps(shown),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    report = json.loads(played.stdout)
+    said = (report["dealer"], report["players"], report["house_net"])
+    # The doctest beside it plays the same script, and prints the same.
+    examples = doctest.DocTestParser().get_examples(text)
+    call = next(example.source for example in examples if "play_script(" in example.source)
+    statement = ast.parse(call).body[0]
+    assert isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)
+    assert ast.literal_eval(statement.value.args[0]) == shown
+    assert any(example.want.strip() == repr(said) for example in examples)
