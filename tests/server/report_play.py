@@ -57,11 +57,11 @@ def play(
     seed: int = 1,
     start: float = 1000.0,
     side_bets: dict[str, tuple[str, str]] | None = None,
-    insure_at: float | None = None,
+    insurers: dict[str, float] | None = None,
 ) -> float:
     """Play ``rounds_to_play`` rounds, each player on his own box (in the order given):
     seeded decisions (stand at 17 or more, else hit or stand at random; every offer
-    declined, insurance taken by whoever is in ``insure_at``'s count).  ``side_bets``
+    declined, but insurance taken by each of ``insurers`` at his true count or more).  ``side_bets``
     gives a player a side bet (key, amount) every round.  Returns the clock's time."""
     rng = random.Random(seed)
     now = start
@@ -84,8 +84,9 @@ def play(
                 offer = game.offers[0]
                 if (
                     offer.kind.value == "insurance"
-                    and insure_at is not None
-                    and counted >= insure_at
+                    and insurers is not None
+                    and offer.player in insurers
+                    and counted >= insurers[offer.player]
                 ):
                     runtime.apply("insurance", offer.player, {"box": offer.box}, now=now)
                 else:

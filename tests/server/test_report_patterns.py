@@ -1,0 +1,160 @@
+"""The report's patterns: a card counter among flat bettors, a shuffle with a planted
+bias among the server's own, and the thresholds held to simulations."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy
+
+from croupier.backoffice import advantage
+from croupier.backoffice.advantage import CountedBet, assess, true_counts
+from croupier.backoffice.report import build_report
+from croupier.backoffice.shuffle import shuffle_health
+from croupier.server import rounds_store
+from croupier.server.shoes import ServerShoe
+from tests.server.report_play import counter, flat, play, scattered
+from tests.server.tables import make_users, table
+
+
+def _window() -> tuple[datetime, datetime]:
+    now = datetime.now(UTC)
+    return now - timedelta(hours=1), now + timedelta(minutes=1)
+
+
+def _simulated_counts(rounds: int, rng: random.Random, decks: int = 6) -> list[float]:
+    """The true count before each of ``rounds`` rounds dealt from real CSPRNG shoes,
+    5 to 15 cards a round, reshuffled at three quarters."""
+    counts: list[float] = []
+    shoe = ServerShoe(decks, cut=52 * decks * 3 // 4)
+    order = [str(card) for card in shoe.order]
+    position = 0
+    while len(counts) < rounds:
+        if position >= shoe.cut:
+            shoe.shuffle()
+            order, position = [str(card) for card in shoe.order], 0
+        counts.append(true_counts(order, [position])[0])
+        position += rng.randint(5, 15)
+    return counts
+
+
+def test_flat_bettors_are_flagged_as_rarely_as_said_and_a_spread_counter_always() -> None:
+    """The threshold's calibration: over simulated players on real shoes, the z of a
+    player whose bets ignore the count is a standard normal value (so the chance of a
+    flag is FLAT_BETTOR_FLAGGED), and a 1-8 spread counter is flagged every time over
+    400 rounds (over 100, about four times in five: a six-deck count seldom rises)."""
+    rng = random.Random(2026)
+    zs: list[float] = []
+    counters_flagged = 0
+    for _ in range(300):
+        counts = _simulated_counts(advantage.FEWEST_ROUNDS, rng)
+        flat_bets = [CountedBet(count, rng.choice((1000, 2000, 2500)), False) for count in counts]
+        found = assess("flat", flat_bets)
+        assert found.z is not None
+        zs.append(found.z)
+        longer = _simulated_counts(400, rng)
+        spread = [CountedBet(count, 1000 * min(max(int(count), 1), 8), False) for count in longer]
+        counters_flagged += assess("counter", spread).flagged
+    assert abs(statistics.mean(zs)) < 0.2
+    assert 0.85 < statistics.stdev(zs) < 1.15
+    assert sum(z >= advantage.FLAG_Z for z in zs) == 0  # chance 3e-5 each
+    assert counters_flagged == 300
+    assert advantage.FLAT_BETTOR_FLAGGED < 1e-4
+
+
+def test_a_seeded_counter_among_flat_bettors_is_flagged_and_they_are_not(
+    engine: sqlalchemy.Engine,
+) -> None:
+    ids = make_users(engine, "ann", "bob", "cyd", chips="1000000.00")
+    runtime = table(engine, ids, "live")
+    play(
+        runtime,
+        {"ann": flat("10"), "bob": scattered("10", "20", "30"), "cyd": counter("10")},
+        300,
+        seed=11,
+        insurers={"cyd": 3},
+    )
+    since, until = _window()
+    with engine.connect() as conn:
+        report = build_report(conn, since=since, until=until)
+    found = {entry.player: entry for entry in report.advantage}
+    assert set(found) == {"ann", "bob", "cyd"}
+    assert all(entry.rounds == 300 for entry in found.values())
+    assert found["cyd"].flagged
+    assert found["cyd"].spread is not None and found["cyd"].spread >= 2
+    assert not found["ann"].flagged and found["ann"].spread == 1
+    assert not found["bob"].flagged
+    assert found["cyd"].insured == found["cyd"].insured_at_index
+    assert found["ann"].insured == found["bob"].insured == 0
+    assert "bet follows the count" in found["cyd"].verdict
+    assert found["bob"].verdict == "no sign of counting"
+
+
+def _biased(rng: random.Random, decks: int = 6) -> list[str]:
+    """A shuffled shoe with half its aces planted in its first eighth."""
+    order = [str(card) for card in ServerShoe(decks, cut=100).order]
+    aces = [card for card in order if card.startswith("A")]
+    rest = [card for card in order if not card.startswith("A")]
+    front = rest[: 52 * decks // 8 - len(aces) // 2] + aces[: len(aces) // 2]
+    rng.shuffle(front)
+    back = rest[len(front) - len(aces) // 2 :] + aces[len(aces) // 2 :]
+    rng.shuffle(back)
+    return front + back
+
+
+def test_a_planted_bias_fails_the_shuffle_tests_and_the_servers_shoes_pass(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """Rounds written through the store, each dealt first from its own shoe."""
+    rng = random.Random(5)
+    with engine.begin() as conn:
+        for index in range(80):
+            for name, order in (
+                ("fair", [str(card) for card in ServerShoe(6, cut=234).order]),
+                ("biased", _biased(rng)),
+            ):
+                shoe = {"cut": 234, "decks": 6, "every_round": False, "order": order}
+                round_id = f"{name}-{index}"
+                record = {
+                    "round_id": round_id,
+                    "table": name,
+                    "number": index + 1,
+                    "rules": "live",
+                    "dealt": "rng",
+                    "shoe": {**shoe, "position": 0},
+                    "inputs": [],
+                }
+                rounds_store.create_round(
+                    conn,
+                    round_id=round_id,
+                    table_id=name,
+                    number=index + 1,
+                    rules_name="live",
+                    rules_version="3",
+                    record=record,
+                )
+                record["shoe_after"] = {**shoe, "position": 0}
+                rounds_store.save_round(conn, round_id, record=record, status="void")
+    since, until = _window()
+    with engine.connect() as conn:
+        report = build_report(conn, since=since, until=until)
+    health = {entry.table: entry for entry in report.shuffle}
+    assert health["fair"].shoes == health["biased"].shoes == 80
+    assert health["fair"].passed is True and health["fair"].verdict == "random"
+    assert health["biased"].passed is False
+    assert health["biased"].position_p_value < 1e-6
+    assert health["biased"].verdict.startswith("not random")
+
+
+def test_the_servers_shoes_pass_as_often_as_the_threshold_says() -> None:
+    """Over 40 tables of 80 CSPRNG shoes each, the tests fail about as often as their
+    threshold (0.001 each): none is expected."""
+    failed = sum(
+        not shuffle_health(
+            f"t{table}", [[str(card) for card in ServerShoe(2, cut=80).order] for _ in range(80)]
+        ).passed
+        for table in range(40)
+    )
+    assert failed == 0
