@@ -978,12 +978,12 @@ class Harness:
             room = rules.maximum_bet
             initial: dict[str, Decimal] = {}
             for player, _, _, amount in mains:
-                kept = min(amount, room)
-                room -= kept
-                if kept < amount:
-                    returns[(player, number, MAIN, amount - kept)] += 1
-                if kept > 0:
-                    initial[player] = kept
+                # Kept or returned whole, the seated player first (RWS v5 5.1).
+                if amount > room:
+                    returns[(player, number, MAIN, amount)] += 1
+                    continue
+                room -= amount
+                initial[player] = amount
             expected_initial[number] = initial
             total = sum(initial.values(), ZERO)
             for player, _, bet, amount in self.bets_at_close:

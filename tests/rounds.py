@@ -15,7 +15,7 @@ import pytest
 
 from croupier.errors import CroupierError
 from croupier.events import BetResult, Event
-from croupier.presets import find_rules
+from croupier.presets import find_preset
 from croupier.round import Round
 from croupier.shoe import FixedOrder
 
@@ -38,10 +38,9 @@ Row = tuple[str, int, int | None, str, str, str]
 
 
 def new_round(preset: str, cards: str, *bets: Bet, **changes: object) -> Round:
-    """A round of ``preset`` (with rule ``changes``) on ``cards``, its bets placed, still open."""
-    rules = find_rules(preset)
-    if changes:
-        rules = rules.replace(**changes)
+    """A round of ``preset`` (with rule ``changes``, as the preset ties them) on
+    ``cards``, its bets placed, still open."""
+    rules = find_preset(preset).replace(**changes)
     game = Round(rules, FixedOrder(cards))
     for bet in bets:
         game.place_bet(*bet)

@@ -94,7 +94,10 @@ def test_show_json_names_every_field_with_its_citation(name: str) -> None:
     assert data["rules"] == preset.rules.to_json()
     assert tuple(data["citations"]) == CITED_FIELDS
     for field, citation in data["citations"].items():
-        assert set(citation) == {"value", "clause", "note"}
+        tied = preset.citation(field).by_boxes
+        assert set(citation) == {"value", "clause", "note"} | ({"by_boxes"} if tied else set())
+        if tied:
+            assert citation["by_boxes"] == {str(boxes): value for boxes, value in tied}
         assert citation["value"] == data["rules"][field]
         assert citation["clause"] == preset.citation(field).clause
         assert citation["note"] == preset.citation(field).note

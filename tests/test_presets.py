@@ -177,9 +177,13 @@ def test_every_cite_is_short_and_names_its_rulebook(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
-def test_every_preset_is_at_version_2_with_its_irregularity_rules(name: str) -> None:
-    """Version 2 added the interruption policy, the dealing-error option and the citations."""
-    assert PRESETS[name].version == 2
+def test_every_preset_is_at_version_3_with_its_rule_on_bets_behind(name: str) -> None:
+    """Version 2 added the interruption policy, the dealing-error option and the
+    citations; version 3 bets behind only where the rulebook has standing players (RWS
+    v5 1.26), the box maximum taking or rejecting a bet whole (RWS v5 5.1) and the
+    Casino-To-Go split limit by the number of boxes."""
+    assert PRESETS[name].version == 3
+    assert PRESETS[name].rules.bets_behind is (name == "rws-v5")
 
 
 @pytest.mark.parametrize("field", ["cite_void", "cite_no_more_bets", "cite_interruption"])
@@ -655,9 +659,26 @@ def test_casino_to_go_split_to_three_hands_on_a_seven_player_table() -> None:
 
 
 def test_casino_to_go_six_player_table_splits_to_four_hands() -> None:
-    assert "six-box table" in find_preset("casino-to-go").citation("boxes").note
-    six_boxes = find_rules("casino-to-go").replace(boxes=6, max_split_hands=4)
+    assert "six-player table" in find_preset("casino-to-go").citation("boxes").note
+    citation = find_preset("casino-to-go").citation("max_split_hands")
+    assert citation.by_boxes == ((6, 4), (7, 3))
+    six_boxes = find_preset("casino-to-go").replace(boxes=6)
     assert (six_boxes.boxes, six_boxes.max_split_hands) == (6, 4)
+
+
+def test_a_rule_by_boxes_must_agree_with_the_value_and_is_never_on_boxes() -> None:
+    rules = entries_of("casino-to-go")
+    rules["max_split_hands"]["by_boxes"] = {"6": 4, "7": 2}
+    with pytest.raises(RulesError, match=r"^house\.toml: rule max_split_hands: its value 3 "):
+        load(header_of("casino-to-go"), rules)
+    rules = entries_of("casino-to-go")
+    rules["boxes"]["by_boxes"] = {"6": 6}
+    with pytest.raises(RulesError, match=r"^house\.toml: rule boxes: by_boxes must be a table"):
+        load(header_of("casino-to-go"), rules)
+    rules = entries_of("casino-to-go")
+    rules["max_split_hands"]["by_boxes"] = {"6": 4, "7": 3, "12": 1}
+    with pytest.raises(RulesError, match=r"by_boxes: boxes must be from 1 to 9, not 12"):
+        load(header_of("casino-to-go"), rules)
 
 
 def test_casino_to_go_split_aces_one_card_each() -> None:
@@ -851,6 +872,8 @@ def toml_value(value: object) -> str:
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
     if value is None:
         return '"none"'
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {toml_value(item)}" for key, item in value.items()) + " }"
     raise TypeError(f"no TOML for {value!r}")
 
 
@@ -881,6 +904,8 @@ def entries_of(name: str) -> dict[str, dict[str, object]]:
         entry: dict[str, object] = {"value": values[citation.field], "clause": citation.clause}
         if citation.note:
             entry["note"] = citation.note
+        if citation.by_boxes:
+            entry["by_boxes"] = {str(boxes): value for boxes, value in citation.by_boxes}
         entries[citation.field] = entry
     return entries
 

@@ -8,15 +8,18 @@ card drawn after.  The preset's minimum bet is 5.00; a table has seven boxes.
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from click.testing import CliRunner
 
 from croupier.cards import parse_card, parse_cards
-from croupier.errors import BetError, IllegalActionError
+from croupier.cli.edge import edge
+from croupier.errors import BetError, IllegalActionError, RulesError
 from croupier.events import CardDealt, HoleCardRevealed, PlayerSurrendered
-from croupier.presets import find_rules
+from croupier.presets import find_preset, find_rules
 from croupier.round import Action, OfferKind, Phase
 from croupier.shoe import ShuffledShoe
 from croupier.table import Table
@@ -217,13 +220,58 @@ def test_casino_to_go_three_hands_at_seven_box_table() -> None:
         [("ann", 1, hand, "main", "lose", "-10") for hand in (1, 2, 3)],
         {"ann": "-30"},
     )
-    # A six-player table splits three times, to four hands.
-    six = deal(PRESET, order, ("ann", 1, "10"), boxes=6, max_split_hands=4)
+
+
+def test_casino_to_go_four_hands_at_a_six_player_table_follow_the_boxes() -> None:
+    """SPLITTING PAIRS: "split pairs three times (for a total number of four hands) on
+    a six player table": boxes = 6 alone makes the limit four hands."""
+    six = deal(PRESET, "8C 7S 8D 10H 8H 8S 8C 8D", ("ann", 1, "10"), boxes=6)
+    assert six.rules.max_split_hands == 4
     six.split()
     six.split()
     assert six.can_split()
     six.split()
     assert len(six.boxes[0].hands) == 4 and not six.can_split()
+    assert find_preset(PRESET).replace(boxes=7).max_split_hands == 3
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"boxes": 6, "max_split_hands": 3}, "max_split_hands is 4 at 6 boxes, not 3"),
+        ({"max_split_hands": 4}, "max_split_hands is 3 at 7 boxes, not 4"),
+        ({"boxes": 5}, "the rulebook gives max_split_hands for 6 or 7 boxes, not 5"),
+    ],
+)
+def test_casino_to_go_a_split_limit_the_guide_does_not_give_for_the_boxes_is_refused(
+    changes: dict[str, object], message: str
+) -> None:
+    """SPLITTING PAIRS gives three hands at seven boxes and four at six, nothing else."""
+    with pytest.raises(RulesError, match=message + r" \(SPLITTING PAIRS\)"):
+        find_preset(PRESET).replace(**changes)
+
+
+def test_casino_to_go_edge_at_six_boxes_splits_to_four_hands() -> None:
+    """`croupier edge --set boxes=6` reports the six-player table's rules; a pair the
+    guide does not give is one line and exit 2."""
+
+    def main(*settings: str) -> object:
+        arguments = ["--rules", PRESET, "--json"]
+        for setting in settings:
+            arguments += ["--set", setting]
+        result = CliRunner().invoke(edge, arguments)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["main"]
+
+    six = main("boxes=6")
+    assert six == main("boxes=6", "max_split_hands=4")
+    assert six != main()
+    refused = CliRunner().invoke(
+        edge, ["--rules", PRESET, "--set", "boxes=6", "--set", "max_split_hands=3"]
+    )
+    assert refused.exit_code == 2
+    assert "max_split_hands is 4 at 6 boxes, not 3" in refused.stderr
+    assert "Traceback" not in refused.output
 
 
 def test_casino_to_go_split_aces_take_one_card_and_a_ten_makes_21_not_blackjack() -> None:
@@ -413,3 +461,21 @@ def test_casino_to_go_seven_player_table_limits() -> None:
         [("ann", 1, 1, "main", "win", "5"), ("bob", 7, 1, "main", "win", "500")],
         {"ann": "5", "bob": "500"},
     )
+
+
+def test_casino_to_go_no_bet_behind_another_players_box() -> None:
+    """The guide's "seven player table" has a player at each box and describes no betting
+    behind. bob's initial bet on ann's box is refused and changes nothing; a table that takes
+    bets behind says so in its rules (``bets_behind``)."""
+    game = new_round(PRESET, "", ("ann", 1, "100"))
+    assert not game.rules.bets_behind
+    assert not game.can_place_bet("bob", 1, "50")
+    assert_refused(
+        game,
+        lambda: game.place_bet("bob", 1, "50"),
+        BetError,
+        f"box 1 is ann's; {PRESET} takes no bets behind a seated player",
+    )
+    game.place_bet("bob", 2, "50")  # a box of his own
+    game.place_bet("ann", 1, "50")  # ann raises her own bet
+    assert new_round(PRESET, "", ("ann", 1, "100"), ("bob", 1, "50"), bets_behind=True)

@@ -575,3 +575,22 @@ def test_rws_v4_3_3_side_bet_rides_on_the_players_own_initial_bet() -> None:
     game = deal("rws-v4", "9S KD 7H 8C", ("ann", 1, "100"), ("bob", 1, "10", "player_pair"))
     returned = [(e.player, e.bet) for e in events_of(game, BetReturned)]
     assert returned == [("bob", "player_pair")]
+
+
+def test_rws_v4_2_1_1_a_no_bet_behind_another_players_box() -> None:
+    """2.1.1 a: "Betting boxes will be marked for each Player"; 3.3: "All Players must place an
+    initial bet": these rules have no standing players (version 5 adds them, 1.26). bob's
+    initial bet on ann's box is refused and changes nothing; a table that takes bets behind says
+    so in its rules (``bets_behind``)."""
+    game = new_round(PRESET, "", ("ann", 1, "100"))
+    assert not game.rules.bets_behind
+    assert not game.can_place_bet("bob", 1, "50")
+    assert_refused(
+        game,
+        lambda: game.place_bet("bob", 1, "50"),
+        BetError,
+        f"box 1 is ann's; {PRESET} takes no bets behind a seated player",
+    )
+    game.place_bet("bob", 2, "50")  # a box of his own
+    game.place_bet("ann", 1, "50")  # ann raises her own bet
+    assert new_round(PRESET, "", ("ann", 1, "100"), ("bob", 1, "50"), bets_behind=True)

@@ -835,33 +835,75 @@ def test_rws_v5_4_1_1_blackjack_pays_3_to_2_to_the_cent(bet: str, rounding: str,
 # -- 5 Irregularities ----------------------------------------------------------------------------
 
 
-def test_rws_v5_5_1_excess_over_box_maximum_returned_seated_first() -> None:
-    # The box maximum is 5000: ann (seated) keeps 4000, bob 1000 of his 2000, carl nothing.
-    game = new_round(
-        PRESET,
-        "10C 7S 9D 10S",
-        ("ann", 1, "4000"),
-        ("bob", 1, "2000"),
-        ("carl", 1, "500"),
+def test_rws_v5_5_1_a_bet_behind_over_the_box_maximum_is_rejected_whole() -> None:
+    """5.1: "the House shall reject the excess Bets"; 3.5: the Player places "the Bet
+    within the permissible minimum and maximum limits".  The box maximum is 5000: with
+    ann's 4000 seated, bob's 2000 behind her is refused whole (not cut to 1000), and
+    nothing changes; bob's 1000 fits."""
+    game = new_round(PRESET, "10C 7S 9D 10S", ("ann", 1, "4000"))
+    assert_refused(
+        game,
+        lambda: game.place_bet("bob", 1, "2000"),
+        BetError,
+        "box 1 would carry 6000.00, over the table maximum 5000.00",
+        "to 1000.00 at most",
+        "RWS v5 5.1",
     )
+    game.place_bet("bob", 1, "1000")
+    assert_refused(game, lambda: game.place_bet("carl", 1, "0.01"), BetError, "RWS v5 5.1")
     game.close_bets()
-    returned = [(e.player, e.amount) for e in events_of(game, BetReturned)]
-    assert returned == [("bob", Decimal("1000")), ("carl", Decimal("500"))]
+    assert events_of(game, BetReturned) == []
     assert game.boxes[0].hands[0].stake == Decimal("5000")
     game.decline("ann", 1)
     game.stand()
     assert_money(
         game,
         [("ann", 1, 1, "main", "win", "4000"), ("bob", 1, 1, "main", "win", "1000")],
-        {"ann": "4000", "bob": "1000", "carl": "0"},
+        {"ann": "4000", "bob": "1000"},
+    )
+
+
+def test_rws_v5_5_1_seated_priority_returns_a_bet_behind_whole_at_no_more_bets() -> None:
+    """5.1: "Seated Players shall have the priority in the placement of their Bets,
+    following which Standing Players may place their Bets subject to and until the
+    maximum Bet has been reached".  ann raises to 4500 after bob (2000) and carl (500)
+    bet behind her: bob's bet no longer fits and comes back whole at "No more bets";
+    carl's, placed after his, still fits and plays."""
+    game = new_round(
+        PRESET, "10C 7S 9D 10S", ("ann", 1, "2500"), ("bob", 1, "2000"), ("carl", 1, "500")
+    )
+    game.place_bet("ann", 1, "2000")  # the seated player's raise: held to the maximum alone
+    game.close_bets()
+    returned = [(e.player, e.amount, e.reason) for e in events_of(game, BetReturned)]
+    assert returned == [("bob", Decimal("2000"), "over the box maximum (RWS v5 5.1)")]
+    assert game.state.boxes[0].initial == {"ann": Decimal("4500"), "carl": Decimal("500")}
+    game.decline("ann", 1)
+    game.stand()
+    assert_money(
+        game,
+        [("ann", 1, 1, "main", "win", "4500"), ("carl", 1, 1, "main", "win", "500")],
+        {"ann": "4500", "bob": "0", "carl": "500"},
     )
 
 
 def test_rws_v5_5_1_one_player_over_the_box_maximum_refused() -> None:
+    """The same reading for the seated player: his bet over the maximum is refused whole."""
     game = new_round(PRESET, "", ("ann", 1, "4000"))
     assert_refused(
         game, lambda: game.place_bet("ann", 1, "1000.01"), BetError, "over the table maximum"
     )
+
+
+def test_rws_v5_1_26_players_bet_behind_a_seated_player() -> None:
+    """1.26: "Standing Player refers to a Player who places a Bet on a Seated Player's
+    betting box"; the preset takes bets behind."""
+    game = new_round(PRESET, "", ("ann", 1, "100"), ("bob", 1, "50"))
+    assert game.rules.bets_behind
+    assert game.seated_player(1) == "ann"
+    assert [(bet.player, bet.amount) for bet in game.placed_bets] == [
+        ("ann", Decimal("100")),
+        ("bob", Decimal("50")),
+    ]
 
 
 def test_rws_v5_5_2_box_under_minimum_cannot_close() -> None:

@@ -1,11 +1,20 @@
 """Bets while bets are open, and "No more bets".
 
-A bet is checked against the table's limits as it is placed: the table maximum on a
-player's initial bet on a box, the side bet maximum, and Under 13 or Over 13 no more
-than the box's initial bet (RWS v5 3.13.2).  Closing bets needs an initial bet; a box
-under the table minimum keeps bets open until it is raised or withdrawn (RWS v5 5.2).
-Closing returns what is over the box maximum (5.1) and side bets without an initial
-bet on their box (5.15), then the deal starts.
+A bet is checked against the table's limits as it is placed: an initial bet behind
+another player's box only where the table takes bets behind (``bets_behind``, RWS v5
+1.26), the box maximum on the box's initial bets, the side bet maximum, and Under 13
+or Over 13 no more than the box's initial bet (RWS v5 3.13.2).  Closing bets needs an
+initial bet; a box under the table minimum keeps bets open until it is raised or
+withdrawn (RWS v5 5.2).  Closing returns side bets without an initial bet on their box
+(5.15), then the deal starts.
+
+The box maximum (RWS v5 5.1, "the House shall reject the excess Bets"; 3.5, "the
+Player [shall] place the Bet within the permissible minimum and maximum limits") is
+read one way for every player: a bet is taken or rejected whole, never cut.  The
+seated player has the priority, so his own bets are held to the maximum alone, and a
+bet behind him is refused when the box could not take it whole.  A bet behind that a
+later raise of the seated player leaves no room for is returned whole at "No more
+bets", the bets behind kept in the order they were placed.
 """
 
 from __future__ import annotations
@@ -90,12 +99,7 @@ def verify_place_bet(
         raise BetError(f"cannot place a bet: {bet!r} is not a bet")
     value = parse_amount(amount, rules.currency_unit, what=f"{bet} bet")
     if bet == MAIN:
-        own = _placed(state, player, box, MAIN) + value
-        if own > rules.maximum_bet:
-            raise BetError(
-                f"cannot place a bet: {player}'s bet of {own} on box {box} is over the "
-                f"table maximum {rules.maximum_bet}"
-            )
+        _check_initial_bet(state, player, box, value)
         return value
     offered = {side.value for side in rules.side_bets_offered()}
     if bet not in offered:
@@ -118,6 +122,35 @@ def verify_place_bet(
                 f"{initial} (RWS v5 3.13.2)"
             )
     return value
+
+
+def _check_initial_bet(state: RoundState, player: str, box: int, value: Decimal) -> None:
+    """An initial bet: behind a seated player only where the table takes bets behind
+    (RWS v5 1.26); whole within the box maximum, the seated player first (5.1, 3.5)."""
+    rules = state.rules
+    seated = state.seated.get(box)
+    if seated is not None and seated != player and not rules.bets_behind:
+        raise BetError(
+            f"cannot place a bet: box {box} is {seated}'s; {rules.name} takes no bets "
+            "behind a seated player"
+        )
+    own = _placed(state, player, box, MAIN) + value
+    if own > rules.maximum_bet:
+        raise BetError(
+            f"cannot place a bet: {player}'s bet of {own} on box {box} is over the "
+            f"table maximum {rules.maximum_bet}"
+        )
+    if seated is None or seated == player:
+        # The seated player has the priority (5.1): the bets behind him do not count.
+        return
+    total = _box_total(state, box) + value
+    if total > rules.maximum_bet:
+        room = rules.maximum_bet - (total - own)
+        raise BetError(
+            f"cannot place a bet: box {box} would carry {total}, over the table maximum "
+            f"{rules.maximum_bet}; a bet behind {seated} may take it to {room} at most "
+            f"({rules.cite_box_maximum})"
+        )
 
 
 def place_bet(state: RoundState, player: str, box: int, value: Decimal, bet: str) -> None:
@@ -198,17 +231,16 @@ def _close_box(state: RoundState, number: int) -> Box:
     room = rules.maximum_bet
     initial: dict[str, Decimal] = {}
     for placed in mains:
-        kept = min(placed.amount, room)
-        room -= kept
-        if kept < placed.amount:
+        # A bet is kept or rejected whole (5.1: "the House shall reject the excess
+        # Bets"): a bet behind that a later raise of the seated player's left no room
+        # for comes back in full.
+        if placed.amount > room:
             _give_back(
-                state,
-                placed,
-                placed.amount - kept,
-                f"over the box maximum ({rules.cite_box_maximum})",
+                state, placed, placed.amount, f"over the box maximum ({rules.cite_box_maximum})"
             )
-        if kept > 0:
-            initial[placed.player] = kept
+            continue
+        room -= placed.amount
+        initial[placed.player] = placed.amount
     box_initial = sum(initial.values(), ZERO)
     side_bets: list[PlacedBet] = []
     for placed in state.bets:

@@ -439,10 +439,12 @@ class Round:
         ones bet behind him (RWS v5 1.26, 1.31).  A side bet is ``bet="player_pair"``
         and so on.
         """
-        if not isinstance(amount, Decimal):
-            # Read as the command's verification reads it, with its messages.
-            amount = betting.verify_place_bet(self._state, player, box, amount, bet)
-        event = self._first(PlaceBet(player, box, amount, bet))
+        state = self._state
+        # What the PlaceBet handler does, with the bet checked once: the check reads
+        # the amount too, so a text amount needs no check of its own first.
+        value = betting.verify_place_bet(state, player, box, amount, bet)
+        betting.place_bet(state, player, box, value, bet)
+        event = state.events[-1]
         assert isinstance(event, BetPlaced)
         return event
 

@@ -41,6 +41,7 @@ __all__ = [
     "SplitMatch",
     "Surrender",
     "coerce_field",
+    "json_value",
     "rule_fields",
 ]
 
@@ -192,6 +193,10 @@ class Rules:
     minimum_bet: Decimal = Decimal("10")
     #: The largest total of initial bets a box may carry.
     maximum_bet: Decimal = Decimal("1000")
+    #: Players may bet on a box another player is seated at: standing players, who
+    #: bet behind him and follow his decisions (RWS v5 1.26, 3.6).  Off, a box takes
+    #: the initial bets of one player only.
+    bets_behind: bool = False
     #: A side bet needs its player's own initial bet on the box (otherwise any initial bet).
     side_bet_needs_own_initial_bet: bool = False
     #: The largest single side bet, or ``None`` for the box maximum.
@@ -286,7 +291,7 @@ class Rules:
         >>> Rules().to_json()["blackjack_pays"]
         '3/2'
         """
-        return {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {f.name: json_value(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 
 def rule_fields() -> tuple[str, ...]:
@@ -298,13 +303,18 @@ def rule_fields() -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(Rules))
 
 
-def _jsonable(value: object) -> object:
+def json_value(value: object) -> object:
+    """A rule's value as JSON writes it: enums by value, fractions and amounts as text.
+
+    >>> json_value(Fraction(3, 2)), json_value(Surrender.LATE), json_value(4)
+    ('3/2', 'late', 4)
+    """
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Fraction | Decimal):
         return str(value)
     if isinstance(value, tuple):
-        return [_jsonable(item) for item in value]
+        return [json_value(item) for item in value]
     return value
 
 

@@ -224,7 +224,7 @@ def _read_rules(script: Mapping[str, object]) -> Rules:
     if not isinstance(overrides, Mapping):
         raise ScriptError("overrides: must be an object of rule names and values")
     try:
-        rules = rules.replace(**{str(key): value for key, value in overrides.items()})
+        rules = preset.replace(**{str(key): value for key, value in overrides.items()})
     except CroupierError as error:
         raise ScriptError(f"overrides: {error}") from None
     recorded = script.get("rules_values")

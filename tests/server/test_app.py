@@ -264,7 +264,7 @@ def test_recall_replays_the_round_exactly(db_url: str, clock: Clock, tmp_path: P
         assert len(rounds) == 1 and rounds[0]["status"] == "settled"
         assert (rounds[0]["balance_before"], rounds[0]["balance_after"]) == ("1000.00", "1100.00")
         record = client.get(f"/api/rounds/{rounds[0]['round']}", headers=headers).json()
-        assert record["rules"] == "rws-v5" and record["rules_version"] == 2
+        assert record["rules"] == "rws-v5" and record["rules_version"] == 3
         assert record["shoe"] == ["10S", "6D", "7H", "9C", "KD"]
         assert [d["op"] for d in record["recall"]["decisions"]] == ["bet", "decline", "stand"]
         assert all(d["at"] for d in record["recall"]["decisions"])

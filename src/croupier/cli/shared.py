@@ -128,7 +128,12 @@ def db_option(function: _Command) -> _Command:
 def apply_changes(rules: Rules, settings: tuple[str, ...]) -> Rules:
     """``rules`` with each ``FIELD=VALUE`` of ``settings`` applied, or a :class:`UserError`.
 
-    The preset's name stays: a changed rule set is still reported under its preset.
+    The preset's name stays: a changed rule set is still reported under its preset,
+    and a rule its rulebook ties to the number of boxes follows them
+    (:meth:`~croupier.presets.Preset.replace`).
+
+    >>> apply_changes(find_rules("casino-to-go"), ("boxes=6",)).max_split_hands
+    4
     """
     from croupier.errors import CroupierError
     from croupier.rules import coerce_field
@@ -147,7 +152,13 @@ def apply_changes(rules: Rules, settings: tuple[str, ...]) -> Rules:
             changes[field] = coerce_field(field, value.strip())
         except CroupierError as error:
             raise UserError(f"--set {setting}: {error}") from None
+    from croupier.presets import PRESETS
+
+    preset = PRESETS.get(rules.name)
     try:
+        if preset is not None and preset.rules == rules:
+            # The preset keeps the rules its rulebook ties to the number of boxes.
+            return preset.replace(**changes)
         return rules.replace(**changes)
     except CroupierError as error:
         raise UserError(f"--set {' '.join(settings)}: {error}") from None

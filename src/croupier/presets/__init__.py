@@ -29,7 +29,7 @@ from importlib import resources
 from types import MappingProxyType
 
 from croupier.errors import RulesError
-from croupier.rules import Rules, coerce_field, rule_fields
+from croupier.rules import Rules, coerce_field, json_value, rule_fields
 
 __all__ = [
     "PRESETS",
@@ -49,7 +49,7 @@ SILENT = "silent"
 PRESET_NAMES = ("rws-v4", "rws-v5", "online-8deck", "casino-to-go", "live")
 
 _PRESET_KEYS = ("name", "title", "rulebook", "version")
-_CITATION_KEYS = ("value", "clause", "note")
+_CITATION_KEYS = ("value", "clause", "note", "by_boxes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,9 @@ class RuleCitation:
     value: object
     clause: str
     note: str = ""
+    #: Where the rulebook ties the rule to the number of boxes: ``(boxes, value)``
+    #: pairs; a table with other boxes is not one the rulebook describes.
+    by_boxes: tuple[tuple[int, object], ...] = ()
 
     @property
     def is_silent(self) -> bool:
@@ -88,7 +91,7 @@ class Preset:
 
     >>> preset = find_preset("online-8deck")
     >>> preset.title, preset.rulebook, preset.version
-    ('Blackjack Rules, online 8-deck table', '002_3da4452be13ecf55.txt', 2)
+    ('Blackjack Rules, online 8-deck table', '002_3da4452be13ecf55.txt', 3)
     >>> preset.rules.max_split_hands
     2
     """
@@ -118,6 +121,51 @@ class Preset:
                 return citation
         raise RulesError(f"preset {self.name} has no rule {field!r}")
 
+    def replace(self, **changes: object) -> Rules:
+        """The preset's rules with some fields changed, as :meth:`Rules.replace` reads
+        them, keeping the rules the rulebook ties to the number of boxes.
+
+        Casino-To-Go splits to three hands "on a seven player table" and to four "on a
+        six player table": its split limit follows ``boxes``, and a pair of values the
+        guide does not give is refused.
+
+        >>> find_preset("casino-to-go").replace(boxes=6).max_split_hands
+        4
+        >>> find_preset("casino-to-go").replace(boxes=6, max_split_hands=3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        croupier.errors.RulesError: casino-to-go: max_split_hands is 4 at 6 boxes, not 3 (...)
+        >>> find_preset("casino-to-go").replace(boxes=5)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        croupier.errors.RulesError: casino-to-go: the rulebook gives max_split_hands for 6 or 7 ...
+
+        Raises:
+            RulesError: a value is not valid, or breaks a rule tied to the boxes.
+        """
+        rules = self.rules.replace(**changes)
+        for citation in self.citations:
+            if not citation.by_boxes:
+                continue
+            table = dict(citation.by_boxes)
+            field = citation.field
+            if rules.boxes not in table:
+                counts = " or ".join(str(boxes) for boxes in table)
+                raise RulesError(
+                    f"{self.name}: the rulebook gives {field} for {counts} boxes, "
+                    f"not {rules.boxes} ({citation.clause})"
+                )
+            wanted = table[rules.boxes]
+            if getattr(rules, field) == wanted:
+                continue
+            if field in changes:
+                raise RulesError(
+                    f"{self.name}: {field} is {wanted} at {rules.boxes} boxes, "
+                    f"not {getattr(rules, field)} ({citation.clause})"
+                )
+            rules = rules.replace(**{field: wanted})
+        return rules
+
     def to_json(self) -> dict[str, object]:
         """The preset as JSON values: its rules and, for each rule, value, clause and note.
 
@@ -139,6 +187,15 @@ class Preset:
                     "value": rules_json[citation.field],
                     "clause": citation.clause,
                     "note": citation.note,
+                    **(
+                        {
+                            "by_boxes": {
+                                str(boxes): json_value(value) for boxes, value in citation.by_boxes
+                            }
+                        }
+                        if citation.by_boxes
+                        else {}
+                    ),
                 }
                 for citation in self.citations
             },
@@ -195,10 +252,13 @@ def load_preset_text(text: str, *, origin: str) -> Preset:
         raise RulesError(f"{origin}: no [rules.<field>] tables")
     values: dict[str, object] = {}
     citations: dict[str, tuple[str, str]] = {}
+    tied: dict[str, tuple[tuple[int, object], ...]] = {}
     for field, entry in table.items():
         value, clause, note = _read_rule(field, entry, origin)
         values[field] = value
         citations[field] = (clause, note)
+        if "by_boxes" in entry:
+            tied[field] = _read_by_boxes(field, entry["by_boxes"], origin)
     missing = [field for field in rule_fields() if field != "name" and field not in values]
     if missing:
         raise RulesError(f"{origin}: rule(s) missing: {', '.join(missing)}")
@@ -206,6 +266,18 @@ def load_preset_text(text: str, *, origin: str) -> Preset:
         rules = Rules.from_mapping({**values, "name": name})
     except RulesError as exc:
         raise RulesError(f"{origin}: {exc}") from exc
+    for field, pairs in tied.items():
+        for boxes, value in pairs:
+            try:
+                rules.replace(boxes=boxes, **{field: value})
+            except RulesError as exc:
+                raise RulesError(f"{origin}: rule {field}: by_boxes: {exc}") from exc
+        wanted = dict(pairs).get(rules.boxes)
+        if wanted != getattr(rules, field):
+            raise RulesError(
+                f"{origin}: rule {field}: its value {getattr(rules, field)!r} is not the one "
+                f"by_boxes gives for boxes = {rules.boxes} ({wanted!r})"
+            )
     return Preset(
         name=name,
         title=title,
@@ -213,11 +285,29 @@ def load_preset_text(text: str, *, origin: str) -> Preset:
         version=version,
         rules=rules,
         citations=tuple(
-            RuleCitation(field, getattr(rules, field), *citations[field])
+            RuleCitation(field, getattr(rules, field), *citations[field], tied.get(field, ()))
             for field in rule_fields()
             if field != "name"
         ),
     )
+
+
+def _read_by_boxes(field: str, table: object, origin: str) -> tuple[tuple[int, object], ...]:
+    """A rule's values by the number of boxes: ``by_boxes = { 6 = 4, 7 = 3 }``."""
+    if field == "boxes" or not isinstance(table, dict) or not table:
+        raise RulesError(
+            f"{origin}: rule {field}: by_boxes must be a table of box counts and values, "
+            "such as { 6 = 4, 7 = 3 }, on a rule other than boxes"
+        )
+    pairs: list[tuple[int, object]] = []
+    for key, value in table.items():
+        try:
+            boxes = coerce_field("boxes", key)
+            assert isinstance(boxes, int)
+            pairs.append((boxes, coerce_field(field, value)))
+        except RulesError as exc:
+            raise RulesError(f"{origin}: rule {field}: by_boxes: {exc}") from exc
+    return tuple(sorted(pairs, key=lambda pair: pair[0]))
 
 
 def _read_header(header: object, origin: str) -> tuple[str, str, str, int]:
