@@ -1,4 +1,4 @@
-"""Print the README's table of returns by running ``croupier edge --json`` for each preset.
+"""Print the table of returns in docs/exact-math.md: ``croupier edge --json`` for each preset.
 
 python scripts/readme_math.py
 """

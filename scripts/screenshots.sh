@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's screenshots of the table in the browser, taken again by the browser tests
+# The manual's screenshots of the table in the browser, taken again by the browser tests
 # (Playwright driving Debian's Chromium) into docs/screenshots/.
 set -eu
 cd "$(dirname "$0")/.."
