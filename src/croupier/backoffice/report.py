@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -30,6 +30,7 @@ from croupier.rules import Rules
 from croupier.server.schema import rounds, users
 
 __all__ = [
+    "SECTIONS",
     "Irregularity",
     "PlayerFigures",
     "Report",
@@ -39,6 +40,8 @@ __all__ = [
 ]
 
 _CENT = Decimal("0.01")
+#: The report's sections, in order.
+SECTIONS = ("tables", "players", "irregularities", "advantage_play", "shuffle_health")
 #: A pause longer than this between two of a player's rounds ends his sitting.
 SITTING_GAP = timedelta(minutes=30)
 
@@ -290,15 +293,23 @@ def build_report(
     until: datetime,
     table: str | None = None,
     player: str | None = None,
+    sections: Collection[str] | None = None,
 ) -> Report:
     """The report over the rounds opened in ``[since, until)``, at ``table`` (or all),
-    for ``player`` (or all).
+    for ``player`` (or all).  ``sections`` (of :data:`SECTIONS`; all when ``None``)
+    leaves the others empty, unread.
 
     Raises:
         ReportError: an empty period, an unknown table or player, no rounds in the period.
     """
     scope = Scope(since, until, table, player)
     _check(conn, scope)
+    wanted = set(SECTIONS if sections is None else sections)
+    unknown = wanted - set(SECTIONS)
+    if unknown:
+        raise ReportError(
+            f"no section {sorted(unknown)[0]!r}: the sections are {', '.join(SECTIONS)}"
+        )
     rule_sets: dict[tuple[str, str], Rules] = {}
     names = {row.id: row.name for row in conn.execute(sa.select(users.c.id, users.c.name))}
     player_id = None
@@ -375,8 +386,9 @@ def build_report(
         )
 
     players: list[PlayerFigures] = []
-    rows = queries.player_rounds(conn, scope)
-    hours = _hours(conn, scope)
+    needs_players = "players" in wanted or "advantage_play" in wanted
+    rows = queries.player_rounds(conn, scope) if needs_players else []
+    hours = _hours(conn, scope) if needs_players else {}
     for row in sorted(rows, key=lambda row: row.name):
         play = by_player.get(row.name, _Play())
         net = net_by_user.get(row.id, 0)
@@ -400,16 +412,20 @@ def build_report(
             )
         )
 
-    irregularities = _irregularities(conn, scope, rule_sets)
-    counted = _advantage(conn, scope, [entry.player for entry in players])
-    shoes = _shoes(conn, scope)
+    irregularities = _irregularities(conn, scope, rule_sets) if "irregularities" in wanted else []
+    counted = (
+        _advantage(conn, scope, [entry.player for entry in players])
+        if "advantage_play" in wanted
+        else []
+    )
+    shoes = _shoes(conn, scope) if "shuffle_health" in wanted else {}
     return Report(
         since=since,
         until=until,
         table=table,
         player=player,
-        tables=tables,
-        players=players,
+        tables=tables if "tables" in wanted else [],
+        players=players if "players" in wanted else [],
         irregularities=irregularities,
         advantage=counted,
         shuffle=[

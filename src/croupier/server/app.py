@@ -20,7 +20,7 @@ from fastapi.responses import Response
 from starlette.middleware.gzip import GZipMiddleware
 
 from croupier.presets import find_preset
-from croupier.server import ledger
+from croupier.server import admin, ledger
 from croupier.server.accounts import AddressThrottle
 from croupier.server.db import connect, migrate
 from croupier.server.http_errors import add_error_handlers
@@ -57,6 +57,7 @@ ROUTERS = (
     tables.router,
     rounds.router,
     table_socket.router,
+    admin.router,
 )
 
 
