@@ -14,7 +14,14 @@ import pytest
 
 from croupier.analysis import game
 from croupier.analysis.game import analyze, sharing_valuations, up_card_analysis
-from croupier.analysis.search import StatedRtpSearch, candidates, change_rtp
+from croupier.analysis.search import (
+    SET_BUDGET,
+    TOLERANCE,
+    StatedRtpSearch,
+    candidates,
+    change_rtp,
+    rules_rtp,
+)
 from croupier.analysis.shoe import ACE, RANKS
 from croupier.analysis.strategy import derive_strategy
 from croupier.presets import find_rules
@@ -238,3 +245,23 @@ def test_the_report_by_up_card_with_a_helper_is_the_analysis_itself(name: str) -
         valued.win,
         valued.blackjack,
     )
+
+
+@pytest.mark.slow
+def test_the_nearest_sets_are_valued_exactly_and_try_a_change_valid_only_with_another() -> None:
+    """Live: late surrender needs a peek (the rules refuse it alone), so it is tried
+    with ``hole_card = peek``; each set's figure is the analysis of its rules."""
+    rules = find_rules("live")
+    own = derive_strategy(rules).evaluate(outcomes=False).rtp
+    steps: list[str] = []
+    with StatedRtpSearch(rules, helper=False) as search:
+        assert search.matching(0.9959) == ()
+        sets = search.nearest_sets(0.9959, own, steps.append)
+    assert "the stated RTP: hole_card = peek, surrender = late" in steps
+    assert len(sets) == SET_BUDGET
+    for found in sets[:2]:
+        assert found.rtp == rules_rtp(rules, found.changes)
+        assert rules.replace(**dict(found.changes)) != rules
+    fields = [field for found in sets for field, _ in found.changes]
+    assert "name" not in fields
+    assert abs(sets[0].rtp - 0.9959) < TOLERANCE

@@ -73,6 +73,32 @@ def test_live_stated_rtp_99_59_is_reported_beside_the_computed_one() -> None:
 
 
 @pytest.mark.slow
+def test_live_stated_rtp_99_59_is_named_with_the_nearest_sets_of_rule_changes() -> None:
+    """No single rule change gives the live table's 99.59%; sets of two or three do.
+    The online table's rules on the hole card, doubling after a split and surrender
+    (peek, double after split, late surrender) give 99.589%, which rounds to it; so do
+    other sets (the rulebook does not state its decks: 4 decks with doubling after a
+    split and the RWS dealer blackjack rule give 99.590%).  Every set named is valued
+    exactly, nearest first."""
+    report = edge_json("--rules", "live")
+    comparison = report["stated_comparison"]
+    assert comparison["rule_changes_matching"] == []
+    sets = comparison["rule_sets_nearest"]
+    distances = [abs(found["rtp"] - 0.9959) for found in sets]
+    assert distances == sorted(distances) and sets[0]["rounds_to_stated"]
+    online = {"hole_card": "peek", "double_after_split": True, "surrender": "late"}
+    matching = [found for found in sets if found["changes"] == online]
+    assert len(matching) == 1 and matching[0]["rounds_to_stated"]
+    assert matching[0]["rtp"] == pytest.approx(0.995891, abs=0.000001)
+    for found in sets:
+        assert 2 <= len(found["changes"]) <= 3
+        assert found["rounds_to_stated"] == (abs(found["rtp"] - 0.9959) < 0.00005)
+    text = CliRunner().invoke(cli, ["edge", "--rules", "live"]).stdout
+    assert "No single rule change gives the stated figure." in text
+    assert "Nearest set of rule changes:" in " ".join(text.split())
+
+
+@pytest.mark.slow
 def test_set_changes_a_rule() -> None:
     six = edge_json("--rules", "live", "--set", "decks=6")
     assert six["decks"] == 6
@@ -139,7 +165,7 @@ def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> 
     """A report that takes a while says what it is doing (``croupier edge`` shows it on a
     terminal's stderr): the main game and the chart up card by up card, the side bets,
     then each rule change the stated RTP's search tries (the online rulebook states
-    "RTP: 99.64%")."""
+    "RTP: 99.64%"), then the sets of changes it values where no single one gives it."""
     from croupier.analysis.helper import can_help
     from croupier.analysis.report import par_sheet, reporting_progress
     from croupier.analysis.search import candidates
@@ -163,6 +189,19 @@ def test_progress_names_every_step_of_the_report_and_the_stated_rtp_search() -> 
     ]
     assert started and started == sorted(set(started)) and started[-1] <= count
     left = steps[11 + len(started) :]
+    # No single change gives the figure at 6 decks: then the sets of changes, each
+    # change valid only with another first (named), then the sets valued one by one.
+    sets = [step for step in left if "set of rule changes" in step or " = " in step]
+    left = [step for step in left if step not in sets]
+    numbered = [step for step in sets if "set of rule changes" in step]
+    assert numbered == [
+        f"the stated RTP: set of rule changes {n} of {len(numbered)}"
+        for n in range(1, len(numbered) + 1)
+    ]
+    bundles = sets[: len(sets) - len(numbered)]
+    # Late surrender needs a peek: the other hole cards are tried with another surrender.
+    assert "the stated RTP: hole_card = no-peek, surrender = none" in bundles
+    assert all(step.startswith("the stated RTP: hole_card = ") for step in bundles)
     if not can_help():
         assert started == list(range(1, count + 1)) and not left
     else:

@@ -24,7 +24,7 @@ from croupier.analysis.game import (
     up_card_result,
 )
 from croupier.analysis.helper import Helper, can_help
-from croupier.analysis.search import TOLERANCE, RuleChange, StatedRtpSearch
+from croupier.analysis.search import TOLERANCE, RuleChange, RuleSet, StatedRtpSearch
 from croupier.analysis.shoe import RANKS
 from croupier.analysis.sidebets import SideBetAnalysis, analyze_side_bets
 from croupier.analysis.strategy import BasicStrategy, chart_cells, joined
@@ -109,6 +109,9 @@ class ParSheet:
     stated_rtp: Fraction | None
     stated_words: str | None
     explanations: tuple[RuleChange, ...] = ()
+    #: Where no single rule change gives the stated RTP: the small sets of changes
+    #: valued, nearest first (:meth:`~.search.StatedRtpSearch.nearest_sets`).
+    nearest_sets: tuple[RuleSet, ...] = ()
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -126,6 +129,14 @@ class ParSheet:
                 "rule_changes_matching": [
                     {"field": change.field, "value": _plain(change.value), "rtp": change.rtp}
                     for change in self.explanations
+                ],
+                "rule_sets_nearest": [
+                    {
+                        "changes": {field: _plain(value) for field, value in found.changes},
+                        "rtp": found.rtp,
+                        "rounds_to_stated": abs(found.rtp - float(self.stated_rtp)) < TOLERANCE,
+                    }
+                    for found in self.nearest_sets
                 ],
             }
         return {
@@ -238,10 +249,13 @@ def _par_sheet(rules: Rules, search: StatedRtpSearch | None, *, helped: bool) ->
     timings["side_bets"] = time.perf_counter() - mark
     stated_rtp, words = STATED_RTP.get(rules.name, (None, None))
     explanations: tuple[RuleChange, ...] = ()
+    nearest_sets: tuple[RuleSet, ...] = ()
     differs = stated_rtp is not None and abs(td.rtp - float(stated_rtp)) >= TOLERANCE
     if search is not None and stated_rtp is not None and differs:
         mark = time.perf_counter()
         explanations = search.matching(float(stated_rtp), _step)
+        if not explanations:
+            nearest_sets = search.nearest_sets(float(stated_rtp), td.rtp, _step)
         timings["explain"] = time.perf_counter() - mark
     return ParSheet(
         rules=rules,
@@ -252,6 +266,7 @@ def _par_sheet(rules: Rules, search: StatedRtpSearch | None, *, helped: bool) ->
         stated_rtp=stated_rtp,
         stated_words=words,
         explanations=explanations,
+        nearest_sets=nearest_sets,
         seconds=time.perf_counter() - start,
         timings=timings,
     )

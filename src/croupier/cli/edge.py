@@ -73,6 +73,29 @@ def _computed(rules: Rules) -> ParSheet:
             return par_sheet(rules)
 
 
+def _print_sets(sheet: ParSheet, console: Console) -> None:
+    """The small sets of rule changes nearest the stated figure."""
+    from croupier.analysis.search import TOLERANCE
+
+    stated = float(sheet.stated_rtp or 0)
+    rounding = [found for found in sheet.nearest_sets if abs(found.rtp - stated) < TOLERANCE]
+    if not sheet.nearest_sets:
+        return
+    nearest = sheet.nearest_sets[0]
+    console.print(
+        f"  Nearest set of rule changes: {nearest.words()}: {_percent(nearest.rtp)}"
+        + (", which rounds to the stated figure." if nearest in rounding else ".")
+    )
+    others = [found for found in rounding if found is not nearest]
+    if others:
+        console.print(
+            f"  {len(others)} other set(s) of two or three changes also round to it, "
+            "so the figure alone does not say which rules it was computed for:"
+        )
+        for found in others:
+            console.print(f"    {found.words()}: {_percent(found.rtp)}")
+
+
 def _percent(value: float) -> str:
     return f"{value * 100:.4f}%"
 
@@ -113,6 +136,7 @@ def _print(sheet: ParSheet, console: Console) -> None:
                     )
             else:
                 console.print("  No single rule change gives the stated figure.")
+                _print_sets(sheet, console)
     by_up = Table(title="By dealer up card")
     for column in ("up card", "probability", "CD expected value", "basic strategy"):
         by_up.add_column(column, justify="right")
