@@ -197,3 +197,25 @@ def test_a_snapshot_damaged_inside_is_refused_on_restore_not_at_its_next_command
     renumbered["boxes"][box]["hands"][0]["number"] = 7
     with pytest.raises(SnapshotError, match="holds hands \\[7"):
         Round.restore(renumbered, rules, None)
+
+
+@pytest.mark.parametrize("amount", ["25", Decimal("25")])
+def test_place_bet_checks_a_bet_once(monkeypatch: pytest.MonkeyPatch, amount: object) -> None:
+    """``Round.place_bet`` checks the bet once, as ``apply(PlaceBet(...))`` does, and
+    places the same bet."""
+    from croupier import betting
+
+    calls: list[object] = []
+    check = betting.verify_place_bet
+
+    def counted(*arguments: object) -> Decimal:
+        calls.append(arguments)
+        return check(*arguments)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(betting, "verify_place_bet", counted)
+    game = Round(find_rules("rws-v5"), FixedOrder(""))
+    event = game.place_bet("ann", 1, amount)
+    assert len(calls) == 1
+    by_command = Round(find_rules("rws-v5"), FixedOrder(""))
+    assert by_command.apply(PlaceBet("ann", 1, Decimal("25"))) == (event,)
+    assert len(calls) == 2
