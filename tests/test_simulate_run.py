@@ -390,3 +390,35 @@ def test_a_first_run_says_it_compiles_and_compiles_once_before_the_clock(
     monkeypatch.setattr(run, "kernel_cached", lambda game: True)
     quiet = CliRunner().invoke(cli, ["simulate", "--rounds", "2000", "--workers", "1", "--json"])
     assert quiet.exit_code == 0 and "compiling" not in quiet.stderr
+
+
+def test_a_run_of_10_14_rounds_is_planned_lazily() -> None:
+    """The chunks of a run are made as they are played: 10^14 rounds plan at once, in
+    next to no memory, each chunk seeded as it is in a short run."""
+    import tracemalloc
+
+    import numpy as np
+
+    from croupier.simulate import run
+
+    tracemalloc.start()
+    plan = run.chunks(10**14, seed=3)
+    first, last = plan[0], plan[-1]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100_000
+    assert len(plan) == -(-(10**14) // run.CHUNK_ROUNDS)
+    assert last.rounds == 10**14 - (len(plan) - 1) * run.CHUNK_ROUNDS
+    assert first == run.chunks(3 * run.CHUNK_ROUNDS, seed=3)[0]
+    # As NumPy's spawned children of the seed, whatever the run's length.
+    child = np.random.SeedSequence(3).spawn(3)[2].generate_state(4, dtype=np.uint64)
+    assert run.chunks(5, seed=3, chunk_rounds=2)[2].state == tuple(int(word) for word in child)
+    stopped = simulate(find_rules("live"), rounds=10**14, seed=3, progress=_interrupt_after(1))
+    assert stopped.interrupted and stopped.played == run.CHUNK_ROUNDS
+
+
+@pytest.mark.parametrize("rounds", ["0", str(10**18 + 1), "1" + "0" * 40])
+def test_rounds_out_of_range_is_one_line_and_exit_2(rounds: str) -> None:
+    result = CliRunner().invoke(cli, ["simulate", "--rounds", rounds])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "--rounds" in result.stderr

@@ -109,7 +109,7 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
 @set_option
 @click.option(
     "--rounds",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 10**18),
     default=1_000_000,
     show_default=True,
     help="Rounds to deal.",

@@ -23,11 +23,11 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
+from typing import Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -72,8 +72,62 @@ class Chunk:
     state: tuple[int, int, int, int]
 
 
-def chunks(rounds: int, seed: int, chunk_rounds: int = CHUNK_ROUNDS) -> list[Chunk]:
-    """The run cut into seeded chunks.
+#: The most rounds one run plays (its plan of chunks is counted in machine integers).
+MOST_ROUNDS = 10**18
+
+
+class ChunkPlan(Sequence[Chunk]):
+    """A run cut into seeded chunks, each made when it is asked for: a run of any
+    length plans in no time and no memory.  Chunk ``i``'s generator is the ``i``-th
+    child of the run's seed (NumPy's ``SeedSequence(seed).spawn``), whatever the
+    run's length.
+
+    >>> plan = ChunkPlan(5, seed=1, chunk_rounds=2)
+    >>> len(plan), [chunk.rounds for chunk in plan]
+    (3, [2, 2, 1])
+    >>> len(ChunkPlan(10**14, seed=1))
+    95367432
+    """
+
+    def __init__(self, rounds: int, seed: int, chunk_rounds: int = CHUNK_ROUNDS) -> None:
+        if not 1 <= rounds <= MOST_ROUNDS:
+            raise RulesError(f"rounds must be from 1 to 10^18, not {rounds}")
+        if chunk_rounds < 1:
+            raise RulesError(f"chunk_rounds must be at least 1, not {chunk_rounds}")
+        self.rounds = rounds
+        self.seed = seed
+        self.chunk_rounds = chunk_rounds
+        self._count = -(-rounds // chunk_rounds)
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Chunk]: ...
+
+    def __getitem__(self, index: int | slice) -> Chunk | Sequence[Chunk]:
+        if isinstance(index, slice):
+            return [self[place] for place in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(f"chunk {index} is not in a plan of {self._count}")
+        size = min(self.chunk_rounds, self.rounds - index * self.chunk_rounds)
+        words = np.random.SeedSequence(self.seed, spawn_key=(index,)).generate_state(
+            4, dtype=np.uint64
+        )
+        return Chunk(index, size, (int(words[0]), int(words[1]), int(words[2]), int(words[3])))
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for index in range(self._count):
+            yield self[index]
+
+
+def chunks(rounds: int, seed: int, chunk_rounds: int = CHUNK_ROUNDS) -> ChunkPlan:
+    """The run cut into seeded chunks (:class:`ChunkPlan`, made as they are asked for).
 
     >>> [chunk.rounds for chunk in chunks(5, seed=1, chunk_rounds=2)]
     [2, 2, 1]
@@ -82,15 +136,7 @@ def chunks(rounds: int, seed: int, chunk_rounds: int = CHUNK_ROUNDS) -> list[Chu
     """
     if rounds < 1:
         raise RulesError(f"rounds must be at least 1, not {rounds}")
-    sizes = [chunk_rounds] * (rounds // chunk_rounds)
-    if rounds % chunk_rounds:
-        sizes.append(rounds % chunk_rounds)
-    children = np.random.SeedSequence(seed).spawn(len(sizes))
-    out = []
-    for index, (size, child) in enumerate(zip(sizes, children, strict=True)):
-        words = child.generate_state(4, dtype=np.uint64)
-        out.append(Chunk(index, size, (int(words[0]), int(words[1]), int(words[2]), int(words[3]))))
-    return out
+    return ChunkPlan(rounds, seed, chunk_rounds)
 
 
 @dataclass(frozen=True)
