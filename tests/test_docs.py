@@ -189,3 +189,20 @@ def test_the_round_script_shown_is_the_one_its_example_plays_and_croupier_round_
     assert isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)
     assert ast.literal_eval(statement.value.args[0]) == shown
     assert any(example.want.strip() == repr(said) for example in examples)
+
+
+#: A file or folder of the project named in a page: a script, a benchmark, a test.
+PROJECT_PATH = re.compile(r"\b((?:scripts|benchmarks|tests|src/croupier|frontend)/[\w./*-]*\w/?)")
+
+
+#: A module named by its path in the package (``server/hub.py``, ``cli/shared.py``).
+PACKAGE_PATH = re.compile(r"`((?:server|cli|analysis|simulate|presets)/[\w/]+\.py)`")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_name)
+def test_every_script_test_and_module_named_is_there(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    for path in PROJECT_PATH.findall(text):
+        assert any(ROOT.glob(path.rstrip("/"))), f"{_name(page)}: {path}"
+    for path in PACKAGE_PATH.findall(text):
+        assert (ROOT / "src" / "croupier" / path).is_file(), f"{_name(page)}: {path}"
