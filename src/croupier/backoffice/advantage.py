@@ -37,8 +37,12 @@ __all__ = [
     "INSURANCE_INDEX",
     "CountedBet",
     "PlayerCount",
+    "Sums",
     "assess",
+    "assess_sums",
+    "bucket",
     "hi_lo",
+    "round_counts",
     "true_counts",
 ]
 
@@ -52,6 +56,8 @@ INSURANCE_INDEX = 3
 COUNT_BUCKETS = (-2, -1, 0, 1, 2, 3, 4)
 
 _HI_LO = {"2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 0, "8": 0, "9": 0}
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+_RANK_INDEX = {rank: index for index, rank in enumerate(_RANKS)} | {"T": 9}
 
 
 def hi_lo(card: str) -> int:
@@ -131,42 +137,79 @@ class PlayerCount:
         }
 
 
-def _bucket(count: float) -> int:
+def bucket(count: float) -> int:
+    """The count bucket an average bet is shown in: the whole true count (rounded down),
+    the ends of :data:`COUNT_BUCKETS` taking everything beyond.
+
+    >>> bucket(2.7), bucket(-0.2), bucket(9.0), bucket(-7.5)
+    (2, -1, 4, -2)
+    """
     whole = math.floor(count)
     return min(max(whole, COUNT_BUCKETS[0]), COUNT_BUCKETS[-1])
 
 
+@dataclass
+class Sums:
+    """A player's bets in one count bucket, summed: x the true count, y the bet in units."""
+
+    n: int = 0
+    sx: float = 0.0
+    sy: int = 0
+    sxy: float = 0.0
+    sxx: float = 0.0
+    syy: int = 0
+    insured: int = 0
+    at_index: int = 0
+
+    def add(self, other: Sums) -> None:
+        """Add another bucket's sums to these."""
+        self.n += other.n
+        self.sx += other.sx
+        self.sy += other.sy
+        self.sxy += other.sxy
+        self.sxx += other.sxx
+        self.syy += other.syy
+        self.insured += other.insured
+        self.at_index += other.at_index
+
+
 def assess(player: str, bets: Sequence[CountedBet]) -> PlayerCount:
     """A player's :class:`PlayerCount` over his counted bets."""
-    n = len(bets)
-    xs = [bet.true_count for bet in bets]
-    ys = [float(bet.units) for bet in bets]
+    buckets: dict[int, Sums] = {}
+    for bet in bets:
+        x, y = bet.true_count, bet.units
+        insured = int(bet.insured)
+        buckets.setdefault(bucket(x), Sums()).add(
+            Sums(1, x, y, x * y, x * x, y * y, insured, insured * (x >= INSURANCE_INDEX))
+        )
+    return assess_sums(player, buckets)
+
+
+def assess_sums(player: str, buckets: Mapping[int, Sums]) -> PlayerCount:
+    """A player's :class:`PlayerCount` from his bets' sums by count bucket."""
+    total = Sums()
+    for sums in buckets.values():
+        total.add(sums)
+    n = total.n
     correlation = z = None
     if n > 3:
-        mean_x, mean_y = sum(xs) / n, sum(ys) / n
-        sxx = sum((x - mean_x) ** 2 for x in xs)
-        syy = sum((y - mean_y) ** 2 for y in ys)
-        sxy = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
-        if sxx > 0 and syy > 0:
-            correlation = sxy / math.sqrt(sxx * syy)
+        sxx = total.sxx - total.sx * total.sx / n
+        syy = total.syy - total.sy * total.sy / n
+        sxy = total.sxy - total.sx * total.sy / n
+        if sxx > 1e-12 and syy > 0:
+            correlation = max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
             clipped = min(max(correlation, -0.999999), 0.999999)
             z = math.atanh(clipped) * math.sqrt(n - 3)
-        elif sxx > 0:
+        elif sxx > 1e-12:
             correlation, z = 0.0, 0.0  # the same bet every round: no link to the count
-    totals: dict[int, list[int]] = {}
-    for bet in bets:
-        entry = totals.setdefault(_bucket(bet.true_count), [0, 0])
-        entry[0] += bet.units
-        entry[1] += 1
     averages = {
-        bucket: (Decimal(units) / count / 100).quantize(Decimal("0.01"))
-        for bucket, (units, count) in sorted(totals.items())
+        key: (Decimal(sums.sy) / sums.n / 100).quantize(Decimal("0.01"))
+        for key, sums in sorted(buckets.items())
+        if sums.n
     }
     spread = None
     if averages and min(averages.values()) > 0:
         spread = (max(averages.values()) / min(averages.values())).quantize(Decimal("0.01"))
-    insured = sum(1 for bet in bets if bet.insured)
-    at_index = sum(1 for bet in bets if bet.insured and bet.true_count >= INSURANCE_INDEX)
     return PlayerCount(
         player=player,
         rounds=n,
@@ -174,42 +217,44 @@ def assess(player: str, bets: Sequence[CountedBet]) -> PlayerCount:
         z=z,
         average_bet_by_count=averages,
         spread=spread,
-        insured=insured,
-        insured_at_index=at_index,
+        insured=total.insured,
+        insured_at_index=total.at_index,
     )
 
 
-def count_bets(
-    rows: Sequence[tuple[str, int, int, str, int, int]],
+def round_counts(
+    rows: Sequence[tuple[str, str, int, int | None]],
     shoes: Mapping[str, Sequence[tuple[int, Sequence[str]]]],
-) -> dict[str, list[CountedBet]]:
-    """Each player's :class:`CountedBet` list from rows of (table, number, position,
-    player, units, insured) and each table's shoes as (number of the first round dealt
-    from it, order), by number.  A round whose shoe began before the period is left
-    out (its order is not among the shoes read)."""
-    import bisect
+) -> list[tuple[str, float, int]]:
+    """Each round's (id, true count, bucket) from rows of (round id, table, number,
+    position) and each table's shoes as (number of the first round dealt from it,
+    order), by number; with NumPy, over whole arrays.  A round whose shoe began before
+    the period is left out (its order is not among the shoes read)."""
+    import numpy as np
 
-    by_player: dict[str, list[CountedBet]] = {}
-    starts = {table: [number for number, _ in found] for table, found in shoes.items()}
-    running_by_shoe: dict[tuple[str, int], list[int]] = {}
-    for table, number, position, player, units, insured in rows:
-        found = shoes.get(table)
-        if not found or position is None:
-            continue
-        index = bisect.bisect_right(starts[table], number) - 1
-        if index < 0:
-            continue
-        order = found[index][1]
-        running = running_by_shoe.get((table, index))
-        if running is None:
-            running = [0]
-            for card in order:
-                running.append(running[-1] + hi_lo(card))
-            running_by_shoe[table, index] = running
-        if position > len(order):
-            continue
-        decks_left = max(len(order) - position, 1) / 52
-        by_player.setdefault(player, []).append(
-            CountedBet(running[position] / decks_left, int(units), bool(insured))
+    by_table: dict[str, list[tuple[str, int, int]]] = {}
+    for round_id, table, number, position in rows:
+        if position is not None and table in shoes:
+            by_table.setdefault(table, []).append((round_id, number, position))
+    found: list[tuple[str, float, int]] = []
+    values = np.array([hi_lo(f"{rank}S") for rank in _RANKS], dtype=np.int64)
+    for table, entries in by_table.items():
+        starts = np.array([number for number, _ in shoes[table]], dtype=np.int64)
+        sizes = np.array([len(order) for _, order in shoes[table]], dtype=np.int64)
+        offsets = np.concatenate(([0], np.cumsum(sizes + 1)))
+        running = np.concatenate(
+            [
+                np.concatenate(([0], np.cumsum(values[[_RANK_INDEX[c[:-1]] for c in order]])))
+                for _, order in shoes[table]
+            ]
         )
-    return by_player
+        numbers = np.array([entry[1] for entry in entries], dtype=np.int64)
+        positions = np.array([entry[2] for entry in entries], dtype=np.int64)
+        shoe = np.searchsorted(starts, numbers, side="right") - 1
+        kept = (shoe >= 0) & (positions <= sizes[np.maximum(shoe, 0)])
+        shoe, positions = shoe[kept], positions[kept]
+        counts = running[offsets[shoe] + positions] / (np.maximum(sizes[shoe] - positions, 1) / 52)
+        ids = [entry[0] for entry, keep in zip(entries, kept.tolist(), strict=True) if keep]
+        for round_id, count in zip(ids, counts.tolist(), strict=True):
+            found.append((round_id, count, bucket(count)))
+    return found

@@ -18,6 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
+from croupier.backoffice.advantage import INSURANCE_INDEX
 from croupier.server.schema import (
     accounts,
     legs,
@@ -33,11 +34,12 @@ __all__ = [
     "LedgerTotals",
     "Scope",
     "bet_totals",
+    "count_sums",
     "irregular_inputs",
     "ledger_totals",
     "player_rounds",
-    "round_bets",
     "round_counts",
+    "round_positions",
     "shoe_records",
     "void_returns",
 ]
@@ -356,48 +358,104 @@ def irregular_inputs(conn: sa.Connection, scope: Scope) -> list[Any]:
     )
 
 
-def round_bets(conn: sa.Connection, scope: Scope, players: Sequence[str]) -> list[sa.Row[Any]]:
-    """Each main bet of these players in the period's settled rounds, with its round's
-    table, number and the place its shoe had reached when the round opened: (table,
-    number, position, player, units, insured), by table and number."""
-    dialect = conn.dialect.name
-    placed = _placed(dialect, scope, ("settled",))
-    if dialect == "postgresql":
-        # The shoe's position is the first "position" of the record (keys sorted, the
-        # order before it): read as text, without reading the record as JSON.
+def round_positions(conn: sa.Connection, scope: Scope) -> list[Any]:
+    """Each settled round of the period dealt from the server's shoe: (round id, table,
+    number, the place its shoe had reached when it opened), one row per round."""
+    if conn.dialect.name == "postgresql":
+        # The shoe's position is the record's first "position" (keys sorted, the shoe's
+        # order before it): read as text, not parsed as JSON.
         record = rounds.c.record
         start = sa.func.strpos(record, '"position":') + 11
-        position = sa.cast(
+        position: sa.ColumnElement[Any] = sa.cast(
             sa.func.substring(sa.func.substr(record, start, 8), sa.literal_column("'^[0-9]+'")),
             sa.Integer,
         )
     else:
         position = sa.cast(sa.func.json_extract(rounds.c.record, "$.shoe.position"), sa.Integer)
-    text = round_inputs.c.input
-    insured = sa.exists().where(
-        round_inputs.c.round_id == placed.c.round_id,
-        _op_is(text, "insurance"),
-        _field(dialect, text, "player") == placed.c.player,
+    query = sa.select(
+        rounds.c.id, rounds.c.table_id, rounds.c.number, position.label("position")
+    ).where(scope.rounds_where("settled"), rounds.c.record.like('%"dealt":"rng"%'))
+    return [row for row in conn.execute(query)]
+
+
+def count_sums(
+    conn: sa.Connection,
+    scope: Scope,
+    counts: Sequence[tuple[str, float, int]],
+    players: Sequence[str],
+) -> list[Any]:
+    """Sums for each player's bet-against-count correlation, by count bucket: given each
+    round's (id, true count, bucket), the main bets of ``players`` joined to them and
+    summed by the database: (player, bucket, n, sum x, sum y, sum xy, sum x^2, sum y^2,
+    insured, insured at the index), with x the true count and y the bet in units."""
+    dialect = conn.dialect.name
+    ids = [entry[0] for entry in counts]
+    parameters: dict[str, Any]
+    if dialect == "postgresql":
+        source = sa.text(
+            "unnest(CAST(:ids AS text[]), CAST(:tcs AS float8[]), CAST(:buckets AS int[]))"
+            " AS c(round_id, tc, bucket)"
+        )
+        parameters = {
+            "ids": ids,
+            "tcs": [entry[1] for entry in counts],
+            "buckets": [entry[2] for entry in counts],
+        }
+        table = sa.select(
+            sa.column("round_id", sa.String),
+            sa.column("tc", sa.Float),
+            sa.column("bucket", sa.Integer),
+        ).select_from(source)
+    else:
+        import json
+
+        source = sa.text("json_each(:data)")
+        parameters = {"data": json.dumps([list(entry) for entry in counts])}
+        table = sa.select(
+            sa.literal_column("json_extract(value, '$[0]')", sa.String).label("round_id"),
+            sa.literal_column("json_extract(value, '$[1]')", sa.Float).label("tc"),
+            sa.literal_column("json_extract(value, '$[2]')", sa.Integer).label("bucket"),
+        ).select_from(source)
+    counted = table.subquery("counted")
+    placed = _placed(dialect, scope, ("settled",))
+    main = (
+        sa.select(placed.c.round_id, placed.c.player, sa.func.sum(placed.c.units).label("units"))
+        .where(placed.c.bet == "main", placed.c.player.in_(players))
+        .group_by(placed.c.round_id, placed.c.player)
+        .subquery("main")
     )
+    text = round_inputs.c.input
+    insured = (
+        sa.select(round_inputs.c.round_id, _field(dialect, text, "player").label("player"))
+        .join(rounds, rounds.c.id == round_inputs.c.round_id)
+        .where(scope.rounds_where("settled"), _op_is(text, "insurance"))
+        .group_by(round_inputs.c.round_id, sa.text("2"))
+        .subquery("insured")
+    )
+    x, y = counted.c.tc, main.c.units
+    took = sa.case((insured.c.round_id.is_not(None), 1), else_=0)
     query = (
         sa.select(
-            rounds.c.table_id,
-            rounds.c.number,
-            position.label("position"),
-            placed.c.player,
-            sa.func.sum(placed.c.units).label("units"),
-            sa.func.max(sa.case((insured, 1), else_=0)).label("insured"),
+            main.c.player,
+            counted.c.bucket,
+            sa.func.count().label("n"),
+            sa.func.sum(x).label("sx"),
+            sa.func.sum(y).label("sy"),
+            sa.func.sum(x * y).label("sxy"),
+            sa.func.sum(x * x).label("sxx"),
+            sa.func.sum(y * y).label("syy"),
+            sa.func.sum(took).label("insured"),
+            sa.func.sum(sa.case((x >= INSURANCE_INDEX, took), else_=0)).label("at_index"),
         )
-        .join(rounds, rounds.c.id == placed.c.round_id)
-        .where(
-            placed.c.bet == "main",
-            placed.c.player.in_(players),
-            rounds.c.record.like('%"dealt":"rng"%'),
+        .select_from(
+            main.join(counted, counted.c.round_id == main.c.round_id).outerjoin(
+                insured,
+                sa.and_(insured.c.round_id == main.c.round_id, insured.c.player == main.c.player),
+            )
         )
-        .group_by(rounds.c.table_id, rounds.c.number, sa.text("3"), placed.c.player)
-        .order_by(rounds.c.table_id, rounds.c.number)
+        .group_by(main.c.player, counted.c.bucket)
     )
-    return [row for row in conn.execute(query)]
+    return [row for row in conn.execute(query, parameters)]
 
 
 def shoe_records(conn: sa.Connection, scope: Scope) -> list[Any]:

@@ -413,12 +413,12 @@ def build_report(
         )
 
     irregularities = _irregularities(conn, scope, rule_sets) if "irregularities" in wanted else []
+    shoes = _shoes(conn, scope) if wanted & {"shuffle_health", "advantage_play"} else {}
     counted = (
-        _advantage(conn, scope, [entry.player for entry in players])
+        _advantage(conn, scope, [entry.player for entry in players], shoes)
         if "advantage_play" in wanted
         else []
     )
-    shoes = _shoes(conn, scope) if "shuffle_health" in wanted else {}
     return Report(
         since=since,
         until=until,
@@ -428,7 +428,9 @@ def build_report(
         players=players if "players" in wanted else [],
         irregularities=irregularities,
         advantage=counted,
-        shuffle=[
+        shuffle=[]
+        if "shuffle_health" not in wanted
+        else [
             shuffle_health(name, [order for _, order in found])
             for name, found in sorted(shoes.items())
         ],
@@ -537,44 +539,47 @@ def _irregularities(
 def _shoes(conn: sa.Connection, scope: Scope) -> dict[str, list[tuple[int, list[str]]]]:
     """Each table's shoes shuffled in the period: (first round's number, order)."""
     shoes: dict[str, list[tuple[int, list[str]]]] = {}
-    seen: set[tuple[str, ...]] = set()
+    seen: set[tuple[str, tuple[str, ...]]] = set()
     for row in queries.shoe_records(conn, scope):
         shoe = json.loads(row.record).get("shoe")
         if not shoe or shoe.get("position") != 0:
             continue
         order = tuple(shoe["order"])
-        if order in seen:
+        if (row.table_id, order) in seen:
             continue
-        seen.add(order)
+        seen.add((row.table_id, order))
         shoes.setdefault(row.table_id, []).append((int(row.number), list(order)))
     return shoes
 
 
 def _advantage(
-    conn: sa.Connection, scope: Scope, players: Iterable[str]
+    conn: sa.Connection,
+    scope: Scope,
+    players: Iterable[str],
+    shoes: dict[str, list[tuple[int, list[str]]]],
 ) -> list[advantage.PlayerCount]:
-    """The advantage-play figures of the players with enough rounds."""
+    """The advantage-play figures of the players with enough rounds: each round's true
+    count worked out over arrays, the bets summed against it by the database."""
     wanted = sorted(players)
-    if not wanted:
+    if not wanted or not shoes:
         return []
-    shoes = _shoes(conn, scope)
-    rows = queries.round_bets(conn, scope, wanted)
-    counted = advantage.count_bets(
-        [
-            (
-                row.table_id,
-                int(row.number),
-                row.position,
-                row.player,
-                int(row.units),
-                int(row.insured),
-            )
-            for row in rows
-        ],
-        shoes,
+    positions = queries.round_positions(conn, scope)
+    counts = advantage.round_counts(
+        [(row.id, row.table_id, int(row.number), row.position) for row in positions], shoes
     )
-    return [
-        advantage.assess(name, bets)
-        for name, bets in sorted(counted.items())
-        if len(bets) >= advantage.FEWEST_ROUNDS
-    ]
+    if not counts:
+        return []
+    by_player: dict[str, dict[int, advantage.Sums]] = {}
+    for row in queries.count_sums(conn, scope, counts, wanted):
+        by_player.setdefault(row.player, {})[int(row.bucket)] = advantage.Sums(
+            n=int(row.n),
+            sx=float(row.sx),
+            sy=int(row.sy),
+            sxy=float(row.sxy),
+            sxx=float(row.sxx),
+            syy=int(row.syy),
+            insured=int(row.insured),
+            at_index=int(row.at_index),
+        )
+    found = [advantage.assess_sums(name, buckets) for name, buckets in sorted(by_player.items())]
+    return [entry for entry in found if entry.rounds >= advantage.FEWEST_ROUNDS]
