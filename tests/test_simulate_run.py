@@ -422,3 +422,131 @@ def test_rounds_out_of_range_is_one_line_and_exit_2(rounds: str) -> None:
     result = CliRunner().invoke(cli, ["simulate", "--rounds", rounds])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "--rounds" in result.stderr
+
+
+def _start_run(*extra: str) -> tuple[Any, list[Any]]:
+    """``croupier simulate --workers 2`` in a session of its own (as a terminal runs
+    it), once its two workers have started."""
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    command = [sys.executable, "-m", "croupier", "simulate", "--rules", "casino-to-go"]
+    command += ["--rounds", "300000000", "--workers", "2", "--json", *extra]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    workers: list[Any] = []
+    while len(workers) < 2 and time.monotonic() < deadline:
+        children = psutil.Process(process.pid).children()
+        workers = [child for child in children if "resource_tracker" not in child.cmdline()[-1]]
+        time.sleep(0.1)
+    assert len(workers) >= 2, "the workers did not start"
+    return process, workers
+
+
+def _gone(workers: list[Any], seconds: float) -> bool:
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+        if not alive:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("signal_name", "to_group", "status"),
+    [("SIGINT", True, 130), ("SIGTERM", False, 143)],
+)
+def test_one_ctrl_c_or_sigterm_stops_a_run_with_workers_cleanly(
+    signal_name: str, to_group: bool, status: int
+) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it, while the
+    workers are still starting) or SIGTERM to the command alone: the run stops at once,
+    keeps the chunks finished or under way, prints them marked interrupted (or says
+    none finished), exits 130 or 143, and leaves no worker and no traceback."""
+    import os
+    import signal
+    import subprocess
+
+    process, workers = _start_run()
+    number = getattr(signal, signal_name)
+    if to_group:
+        os.killpg(process.pid, number)
+    else:
+        os.kill(process.pid, number)
+    try:
+        out, err = process.communicate(timeout=90)
+    except subprocess.TimeoutExpired:  # pragma: no cover - the failure this test is for
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+    assert process.returncode == status, err
+    assert b"Traceback" not in err
+    if out:
+        assert json.loads(out)["interrupted"] is True
+    else:
+        assert err.endswith(b"error: interrupted before the first chunk of rounds finished\n")
+    assert _gone(workers, 10)
+
+
+@pytest.mark.slow
+def test_the_workers_end_when_the_run_is_killed() -> None:
+    """SIGKILL of the command (a time limit) takes its workers with it at once."""
+    import os
+    import signal
+
+    process, workers = _start_run()
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert _gone(workers, 10)
+
+
+_ORPHAN = """
+import multiprocessing, os, sys, time
+from croupier.simulate import run
+
+def worker(parent):
+    run._start_worker(parent)
+    print("working", flush=True)
+    time.sleep(120)
+
+if __name__ == "__main__":
+    child = multiprocessing.get_context("spawn").Process(target=worker, args=(os.getpid(),))
+    child.start()
+    print(child.pid, flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.slow
+def test_a_worker_busy_for_minutes_ends_when_its_parent_is_killed(tmp_path: Any) -> None:
+    """A worker process started as the run starts them ends with its parent, even in
+    the middle of a long piece of work (Linux: PR_SET_PDEATHSIG)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import psutil
+
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN, encoding="utf-8")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE)
+    assert parent.stdout is not None
+    worker = psutil.Process(int(parent.stdout.readline()))
+    assert parent.stdout.readline() == b"working\n"  # at its work, its start behind it
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    assert _gone([worker], 5)

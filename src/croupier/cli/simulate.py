@@ -11,10 +11,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
@@ -42,10 +44,44 @@ from croupier.errors import CroupierError
 from croupier.presets import find_preset
 from croupier.rules import SIDE_BET_KEYS, Rules, SideBet
 
+if TYPE_CHECKING:
+    from croupier.simulate.run import SimulationResult
+
 __all__ = ["simulate"]
 
 #: Exit status after Ctrl-C (128 + SIGINT), once what was done is reported.
 _EXIT_INTERRUPTED = 130
+#: The exit status after SIGTERM (128 + 15), as a shell reports a process it ended.
+_EXIT_TERMINATED = 143
+
+
+class _Stop:
+    """How the run was stopped: Ctrl-C (SIGINT) or SIGTERM, each taken as Ctrl-C is by
+    the run (the chunks finished are kept), and the exit status it gives."""
+
+    def __init__(self) -> None:
+        self.terminated = False
+
+    def __enter__(self) -> _Stop:
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._terminate)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+    def _terminate(self, signum: int, frame: object) -> None:
+        self.terminated = True
+        raise KeyboardInterrupt
+
+    @property
+    def status(self) -> int:
+        """130 after Ctrl-C, 143 after SIGTERM."""
+        return _EXIT_TERMINATED if self.terminated else _EXIT_INTERRUPTED
+
+
 #: Runs shorter than this show no progress bar.
 _QUIET_SECONDS = 1.0
 
@@ -259,26 +295,29 @@ def simulate(
     timer = threading.Timer(_QUIET_SECONDS, bar.start)
     timer.daemon = True
     timer.start()
+    stop = _Stop()
     try:
-        result = run(
-            rules,
-            rounds=rounds,
-            seed=seed,
-            boxes=boxes,
-            side_bets=tuple(side_bets),
-            side_bet_amounts=side_bets,
-            strategy=chart,
-            spread=parsed_spread,
-            indices=indices,
-            workers=processes,
-            progress=lambda done: bar.update(task, completed=done),
-            submit=submit,
-            compiling=lambda: bar.console.print(
-                "croupier: compiling the simulator's kernel (once, about a minute; "
-                "not counted in the speed) ...",
-                highlight=False,
-            ),
-        )
+        with stop:
+            result = _run_stoppable(
+                run,
+                rules,
+                rounds=rounds,
+                seed=seed,
+                boxes=boxes,
+                side_bets=tuple(side_bets),
+                side_bet_amounts=side_bets,
+                strategy=chart,
+                spread=parsed_spread,
+                indices=indices,
+                workers=processes,
+                progress=lambda done: bar.update(task, completed=done),
+                submit=submit,
+                compiling=lambda: bar.console.print(
+                    "croupier: compiling the simulator's kernel (once, about a minute; "
+                    "not counted in the speed) ...",
+                    highlight=False,
+                ),
+            )
     except CroupierError as error:
         _fail(str(error))
     except Exception as error:
@@ -293,9 +332,9 @@ def simulate(
         bar.stop()
         if client is not None:
             client.close()  # type: ignore[no-untyped-call,unused-ignore]
-    if result.interrupted and result.played == 0:
+    if result is None or (result.interrupted and result.played == 0):
         click.echo("error: interrupted before the first chunk of rounds finished", err=True)
-        raise click.exceptions.Exit(_EXIT_INTERRUPTED)
+        raise click.exceptions.Exit(stop.status)
     if plot_path is not None:
         from croupier.simulate.plot import plot_result
 
@@ -313,7 +352,18 @@ def simulate(
     else:
         _print(result, bankroll)
     if result.interrupted:
-        raise click.exceptions.Exit(_EXIT_INTERRUPTED)
+        raise click.exceptions.Exit(stop.status)
+
+
+def _run_stoppable(
+    run: Callable[..., SimulationResult], *args: Any, **kwargs: Any
+) -> SimulationResult | None:
+    """``run(...)``, or ``None`` when Ctrl-C or SIGTERM came before its chunks (while
+    the kernel was compiled or the chart derived): the run keeps what its chunks did."""
+    try:
+        return run(*args, **kwargs)
+    except KeyboardInterrupt:
+        return None
 
 
 class _RoundsPerSecond(ProgressColumn):

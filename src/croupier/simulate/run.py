@@ -21,6 +21,7 @@ import math
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -463,9 +464,52 @@ def kernel_cached(game: CompiledGame) -> bool:
     return isinstance(index, str) and os.path.exists(index)
 
 
-def _ignore_interrupts() -> None:
-    """A worker process leaves Ctrl-C to the run, which stops it."""
+#: The signals that stop a run: held back while a worker process starts.
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
+def _start_worker(parent: int) -> None:
+    """A worker process leaves Ctrl-C and SIGTERM to the run, which stops it, and ends
+    when the run's process does, even if that one is killed (``SIGKILL``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        # Started with them held back (see _quietly): what came meanwhile is dropped.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
+    _die_with_parent()
+    if os.getppid() != parent:  # the run's process died before the line above
+        os._exit(1)
+
+
+def _die_with_parent() -> None:
+    """On Linux, ask the kernel to kill this process when its parent ends."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        pass
+
+
+#: prctl's option: the signal a process gets when its parent ends (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+
+
+def _quietly(call: Callable[[], ChunkFuture]) -> ChunkFuture:
+    """Run ``call`` (which may start a worker process) with Ctrl-C and SIGTERM held
+    back: a worker starts with them blocked, so one arriving while it starts cannot
+    end it mid-import (it unblocks them once it ignores them).  A signal that came
+    meanwhile is taken here just after."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        return call()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        return call()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _collect(
@@ -475,7 +519,8 @@ def _collect(
     window: int,
 ) -> None:
     """Submit the chunks, at most ``window`` under way at once, and take each result in
-    order; on Ctrl-C cancel those not started, take those already finished, and stop."""
+    order; on Ctrl-C cancel those not started, take those finished or under way, and
+    stop."""
     pending: deque[ChunkFuture] = deque()
     try:
         for chunk in plan:
@@ -487,13 +532,16 @@ def _collect(
     except KeyboardInterrupt:
         for future in pending:
             future.cancel()
+        # The chunks under way finish (a chunk's time at most) and are kept; a second
+        # Ctrl-C stops at once with what is kept so far.
         for future in pending:
-            if future.done():
-                try:
-                    result = future.result(timeout=0)
-                except BaseException:  # cancelled, failed or a second Ctrl-C: not taken
-                    continue
-                take(*result)
+            try:
+                result = future.result()
+            except KeyboardInterrupt:
+                break
+            except BaseException:  # cancelled or failed: not taken
+                continue
+            take(*result)
         raise
 
 
@@ -637,9 +685,17 @@ def simulate(
         else:
             context = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(
-                max_workers=workers, mp_context=context, initializer=_ignore_interrupts
+                max_workers=workers,
+                mp_context=context,
+                initializer=_start_worker,
+                initargs=(os.getpid(),),
             ) as pool:
-                _collect(lambda chunk: pool.submit(play_chunk, work, chunk), plan, take, window)
+                _collect(
+                    lambda chunk: _quietly(lambda: pool.submit(play_chunk, work, chunk)),
+                    plan,
+                    take,
+                    window,
+                )
     except KeyboardInterrupt:
         interrupted = True
     seconds = time.perf_counter() - start
