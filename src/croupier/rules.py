@@ -22,7 +22,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from enum import Enum, StrEnum
 from fractions import Fraction
 from typing import Any
@@ -415,6 +415,19 @@ def _coerce(name: str, hint: Any, value: object) -> object:
     raise RulesError(f"rule {name}: cannot read {value!r}")  # pragma: no cover
 
 
+def _finer(amount: Decimal, unit: Decimal) -> bool:
+    """Whether ``amount`` is not a whole number of ``unit``, exactly: the remainder is
+    taken with as many digits as the quotient has (the default 28 would fail on a
+    large amount over a small unit).
+
+    >>> _finer(Decimal("1" + "0" * 40), Decimal("0.0001")), _finer(Decimal("2.5"), Decimal(1))
+    (False, True)
+    """
+    with localcontext() as context:
+        context.prec = max(28, amount.adjusted() - unit.adjusted() + 3)
+        return amount % unit != 0
+
+
 def _validate(rules: Rules) -> None:
     for f in dataclasses.fields(rules):
         value = getattr(rules, f.name)
@@ -474,7 +487,7 @@ def _validate(rules: Rules) -> None:
     for amount_name in ("minimum_bet", "maximum_bet", "side_bet_maximum"):
         amount = getattr(rules, amount_name)
         # (A unit of zero is refused above; the remainder by it would be undefined.)
-        if amount is not None and rules.currency_unit > 0 and amount % rules.currency_unit != 0:
+        if amount is not None and rules.currency_unit > 0 and _finer(amount, rules.currency_unit):
             checks.append((False, f"{amount_name} {amount} is finer than the currency unit"))
     for ok, message in checks:
         if not ok:

@@ -7,13 +7,13 @@ from typing import Any
 
 import click
 
-from croupier.cli.shared import UserError
+from croupier.cli.shared import TextFile, UserError
 
 __all__ = ["round"]
 
 
 @click.command("round")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=TextFile("r", encoding="utf-8"))
 @click.option("--indent", type=int, default=2, show_default=True, help="JSON indentation.")
 def round(file: Any, indent: int) -> None:
     """Play one scripted round from FILE (or - for stdin) and print it as JSON.

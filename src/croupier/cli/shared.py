@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PRESET",
     "EXTRAS",
+    "FilePath",
+    "TextFile",
     "UserError",
     "apply_changes",
     "echo_json",
@@ -63,6 +65,37 @@ class UserError(click.ClickException):
     def show(self, file: object = None) -> None:
         """Print the one line."""
         click.echo(f"error: {self.format_message()}", err=True)
+
+
+class FilePath(click.Path):
+    """A ``click.Path`` that refuses a name holding a NUL character as a usage error
+    (the system cannot name such a file; ``os.stat`` raises ``ValueError``).
+
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @click.argument("name", type=FilePath())
+    ... def show(name: str) -> None:
+    ...     click.echo(name)
+    >>> result = CliRunner().invoke(show, ["a" + chr(0) + "b"])
+    >>> result.exit_code, "NUL" in result.output
+    (2, True)
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path, or a usage error for a name with a NUL character."""
+        if isinstance(value, str) and "\x00" in value:
+            self.fail(f"{value!r}: a file name cannot hold a NUL character", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class TextFile(click.File):
+    """A ``click.File`` that refuses a name holding a NUL character as a usage error."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The open file, or a usage error for a name with a NUL character."""
+        if isinstance(value, str) and "\x00" in value:
+            self.fail(f"{value!r}: a file name cannot hold a NUL character", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def require_extra(extra: str, command: str) -> None:
@@ -132,6 +165,7 @@ def apply_changes(rules: Rules, settings: tuple[str, ...]) -> Rules:
     and a rule its rulebook ties to the number of boxes follows them
     (:meth:`~croupier.presets.Preset.replace`).
 
+    >>> from croupier.presets import find_rules
     >>> apply_changes(find_rules("casino-to-go"), ("boxes=6",)).max_split_hands
     4
     """

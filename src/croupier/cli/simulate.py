@@ -32,6 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from croupier.cli.shared import (
+    FilePath,
     UserError,
     apply_changes,
     echo_json,
@@ -208,7 +209,7 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
 @click.option(
     "--plot",
     "plot_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     default=None,
     metavar="FILE.png",
     help="Draw the running mean and the distributions of results into FILE.png (matplotlib).",

@@ -22,6 +22,7 @@ from typing import NoReturn
 import click
 
 from croupier.cli.shared import (
+    FilePath,
     UserError,
     apply_changes,
     compiled_math,
@@ -56,7 +57,7 @@ def _fail(message: str) -> NoReturn:
 )
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     default=None,
     metavar="FILE",
     help="Write the chart to FILE instead of standard output.",

@@ -53,7 +53,7 @@ def load_tables(path: str | Path) -> tuple[TableConfig, ...]:
     """
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except (OSError, ValueError) as error:  # not TOML, not UTF-8, a NUL in the name
         raise TablesFileError(f"{path}: {error}") from None
     entries = data.get("table")
     if not isinstance(entries, list) or not entries:
