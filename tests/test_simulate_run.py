@@ -550,3 +550,15 @@ def test_a_worker_busy_for_minutes_ends_when_its_parent_is_killed(tmp_path: Any)
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     assert _gone([worker], 5)
+
+
+@pytest.mark.parametrize("bankroll", ["nan", "inf"])
+def test_a_bankroll_that_is_not_a_finite_number_is_refused(bankroll: str) -> None:
+    result = CliRunner().invoke(
+        cli, ["simulate", "--count", "hi-lo", "--bankroll", bankroll, "--rounds", "100"]
+    )
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == f"error: --bankroll {bankroll}: a bankroll is a finite number of initial bets\n"
+    )

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import threading
@@ -257,6 +258,8 @@ def simulate(
     if (spread is not None or indices or bankroll is not None) and count is None:
         option = "--spread" if spread is not None else "--indices" if indices else "--bankroll"
         _fail(f"{option} needs --count hi-lo")
+    if bankroll is not None and not math.isfinite(bankroll):
+        _fail(f"--bankroll {bankroll}: a bankroll is a finite number of initial bets")
     from croupier.simulate.counting import parse_spread
     from croupier.simulate.run import simulate as run
 
