@@ -562,3 +562,36 @@ def test_a_bankroll_that_is_not_a_finite_number_is_refused(bankroll: str) -> Non
         result.stderr
         == f"error: --bankroll {bankroll}: a bankroll is a finite number of initial bets\n"
     )
+
+
+def test_counting_figures_share_one_basis_the_round_of_every_box_without_voids() -> None:
+    """Win and SD per 100 rounds, N0, SCORE and the risk of ruin all come from one
+    mean and variance: a round's result over every box played, void rounds left out,
+    in minimum bets (two boxes here: the round, not the box)."""
+    import math
+
+    from croupier.simulate import kernel
+    from croupier.simulate.run import ROUND_BASIS
+
+    result = simulate(
+        find_rules("rws-v5"), rounds=30_000, seed=4, boxes=2, spread=(1, 8), chunk_rounds=10_000
+    )
+    t = result.tally
+    n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
+    mu = t[kernel.T_NET] / result.unit / n
+    variance = (t[kernel.T_ROUND_SQUARES] / result.unit**2 - n * mu * mu) / (n - 1)
+    assert result.per_round() == pytest.approx((mu, variance))
+    assert result.win_per_100_rounds() == pytest.approx(100 * mu)
+    assert result.sd_per_100_rounds() == pytest.approx(10 * math.sqrt(variance))
+    if mu > 0:
+        assert result.n0() == pytest.approx(variance / mu**2)
+        assert result.score() == pytest.approx(1e6 * mu**2 / variance)
+        assert result.risk_of_ruin(500) == pytest.approx(math.exp(-2 * mu * 500 / variance))
+    else:
+        assert result.n0() == math.inf and result.score() == 0 and result.risk_of_ruin(500) == 1
+    counting = result.to_json(500)["counting"]
+    assert isinstance(counting, dict)
+    assert counting["basis"] == ROUND_BASIS
+    assert counting["sd_per_100_rounds"] == result.sd_per_100_rounds()
+    assert counting["n0_rounds"] == (result.n0() if mu > 0 else None)
+    json.dumps(counting, allow_nan=False)

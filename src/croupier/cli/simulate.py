@@ -446,7 +446,14 @@ def _print(result: object, bankroll: float | None) -> None:
             f"{side.hits:,} hits",
         )
     if result.spread is not None:
-        table.add_row("win per 100 rounds", f"{result.win_per_100_rounds():+.3f} initial bets")
+        from croupier.simulate.run import ROUND_BASIS
+
+        table.add_row("counting figures per round", ROUND_BASIS)
+        table.add_row("win per 100 rounds", f"{result.win_per_100_rounds():+.3f} minimum bets")
+        table.add_row("sd per 100 rounds", f"{result.sd_per_100_rounds():.3f} minimum bets")
+        n0 = result.n0()
+        table.add_row("N0", f"{n0:,.0f} rounds" if math.isfinite(n0) else "none (no edge)")
+        table.add_row("SCORE", f"{result.score():.2f}")
         if bankroll is not None:
             table.add_row(
                 f"risk of ruin ({bankroll:g} bets)", f"{result.risk_of_ruin(bankroll):.4f}"

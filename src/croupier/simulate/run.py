@@ -249,6 +249,10 @@ class SideBetResult:
         }
 
 
+#: The basis of every counting figure, as the report names it.
+ROUND_BASIS = "a round of every box played, void rounds left out, in minimum bets"
+
+
 @dataclass(frozen=True)
 class SimulationResult:
     """What a run found; every figure is per initial bet unless named otherwise.
@@ -385,21 +389,47 @@ class SimulationResult:
             )
         return out
 
-    def win_per_100_rounds(self) -> float:
-        """The mean result of 100 rounds, in minimum (initial) bets."""
-        played = self.tally[kernel.T_ROUNDS] or 1
-        return 100 * self.tally[kernel.T_NET] / self.unit / played
-
-    def risk_of_ruin(self, bankroll: float) -> float:
-        """The chance of ever losing ``bankroll`` minimum bets, playing on for ever at this
-        mean and variance per round (the diffusion estimate ``exp(-2 mu B / sigma^2)``)."""
+    def per_round(self) -> tuple[float, float]:
+        """The mean and variance of a round's result: every box played in it together,
+        void rounds left out, in minimum (initial) bets.  The counting figures (win,
+        standard deviation, N0, SCORE, risk of ruin) are all on this one basis."""
         t = self.tally
         n = t[kernel.T_ROUNDS] - t[kernel.T_VOIDS]
         if n < 2:
-            return math.nan
+            return math.nan, math.nan
         unit = self.unit
         mu = t[kernel.T_NET] / unit / n
         variance = (t[kernel.T_ROUND_SQUARES] / (unit * unit) - n * mu * mu) / (n - 1)
+        return mu, max(variance, 0.0)
+
+    def win_per_100_rounds(self) -> float:
+        """The mean result of 100 rounds (:meth:`per_round`'s basis), in minimum bets."""
+        return 100 * self.per_round()[0]
+
+    def sd_per_100_rounds(self) -> float:
+        """The standard deviation of 100 rounds' result (:meth:`per_round`), in minimum bets."""
+        return 10 * math.sqrt(self.per_round()[1])
+
+    def n0(self) -> float:
+        """N0: the rounds after which the expected win equals one standard deviation,
+        variance over squared mean (:meth:`per_round`); infinite without an edge."""
+        mu, variance = self.per_round()
+        return variance / (mu * mu) if mu > 0 else math.inf
+
+    def score(self) -> float:
+        """SCORE: the win per 100 rounds of a 10,000-unit bankroll bet in proportion to
+        it (optimal betting), ``10**6 * mu**2 / variance`` (:meth:`per_round`); 0
+        without an edge."""
+        mu, variance = self.per_round()
+        return 1e6 * mu * mu / variance if mu > 0 and variance > 0 else 0.0
+
+    def risk_of_ruin(self, bankroll: float) -> float:
+        """The chance of ever losing ``bankroll`` minimum bets, playing on for ever at this
+        mean and variance per round (:meth:`per_round`; the diffusion estimate
+        ``exp(-2 mu B / sigma^2)``)."""
+        mu, variance = self.per_round()
+        if math.isnan(mu):
+            return math.nan
         if mu <= 0:
             return 1.0
         return math.exp(-2 * mu * bankroll / variance) if variance > 0 else 0.0
@@ -432,7 +462,11 @@ class SimulationResult:
         if self.spread is not None:
             counting: dict[str, object] = {
                 "spread": list(self.spread),
+                "basis": ROUND_BASIS,
                 "win_per_100_rounds": self.win_per_100_rounds(),
+                "sd_per_100_rounds": self.sd_per_100_rounds(),
+                "n0_rounds": self.n0() if math.isfinite(self.n0()) else None,
+                "score": self.score(),
             }
             if bankroll is not None:
                 counting["bankroll"] = bankroll
