@@ -90,7 +90,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import psutil
 import sqlalchemy
@@ -114,6 +114,8 @@ WATCHER_SPACING = 0.002
 _NOW = re.compile(r'"now"\s*:\s*(-?[0-9.eE+-]+)')
 #: The Prometheus histogram of the settlement transaction's seconds.
 ROUND_CLOSE = "croupier_round_close_seconds"
+#: The gauges of the group commit: transactions made, and the inputs they carried.
+COMMITS = ("croupier_commits", "croupier_commit_writes")
 #: A bucket's bound, its label "le" (not the end of another label's name, "table").
 _LE = re.compile(r'[{,]\s*le="([^"]*)"')
 #: This repository's root, where ``git worktree`` is run.
@@ -308,6 +310,22 @@ class Histogram:
                 return round(lower + (le - lower) * (rank - below) / (cumulative - below), 12)
             lower, below = le, cumulative
         return lower
+
+
+def gauge(text: str, name: str) -> float | None:
+    """The value of the unlabelled gauge ``name`` in a Prometheus text page; ``None``
+    where the page has none.
+
+    >>> gauge("# HELP x An x.\\nx 12.0\\nx_more 3.0", "x")
+    12.0
+    >>> gauge("x 12.0", "y") is None
+    True
+    """
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == name:
+            return float(parts[1])
+    return None
 
 
 def histogram(text: str, name: str) -> Histogram | None:
@@ -566,6 +584,9 @@ class Played:
     rounds: int
     spent: dict[str, float]
     round_close: Histogram | None
+    #: Transactions the server's group commit made, and the writes they carried
+    #: (``None``: a server without one).
+    commits: tuple[float, float] | None = None
     behind: BotStats = field(default_factory=BotStats)
     delays: list[float] = field(default_factory=list)
     frames: int = 0
@@ -599,11 +620,12 @@ class Server:
         engine.dispose()
         return count
 
-    def round_close(self) -> Histogram | None:
-        """The server's settlement histogram now (``None``: it has none)."""
+    def metrics(self) -> str | None:
+        """The server's metrics page now (``None``: it did not answer)."""
         try:
             with urllib.request.urlopen(f"{self.base}/metrics", timeout=10) as answer:
-                return histogram(answer.read().decode(), ROUND_CLOSE)
+                page: str = answer.read().decode()
+                return page
         except OSError:
             return None
 
@@ -791,24 +813,32 @@ def phase(
     time.sleep(max(0.0, start - time.time()))
     meter = server.meter if measured else None
     rounds = server.closed_rounds()
-    close_before = server.round_close() if measured else None
+    page_before = server.metrics() if measured else None
     before = meter.read() if meter is not None else {}
     began = time.perf_counter()
     time.sleep(max(0.0, start + seconds - time.time()))
     elapsed = time.perf_counter() - began
     spent = Meter.spent(before, meter.read()) if meter is not None else {}
     rounds = server.closed_rounds() - rounds
-    close_after = server.round_close() if measured else None
+    page_after = server.metrics() if measured else None
     results = pool.receive()
-    round_close = None
-    if close_after is not None:  # before any round closed, the page may have none yet
-        round_close = close_after - (close_before or Histogram({}, 0.0, 0.0))
+    round_close = commits = None
+    if page_after is not None:
+        close_after = histogram(page_after, ROUND_CLOSE)
+        close_before = histogram(page_before, ROUND_CLOSE) if page_before else None
+        if close_after is not None:  # before any round closed, the page may have none yet
+            round_close = close_after - (close_before or Histogram({}, 0.0, 0.0))
+        counts = [gauge(page, name) for page in (page_before or "", page_after) for name in COMMITS]
+        if None not in counts:
+            made_before, carried_before, made, carried = cast("list[float]", counts)
+            commits = (made - made_before, carried - carried_before)
     return Played(
         stats=merged([BotStats(**result["bots"]) for result in results]),
         elapsed=elapsed,
         rounds=rounds,
         spent=spent,
         round_close=round_close,
+        commits=commits,
         behind=merged([BotStats(**result["behind"]) for result in results]),
         delays=[delay for result in results for delay in result["delays"]],
         frames=sum(result["frames"] for result in results),
@@ -894,6 +924,9 @@ def report(label: str, played: Played) -> None:
         )
     else:
         print(f"  {'':34s} settlement commit: no round closed")
+    if played.commits is not None and played.commits[0]:
+        made, carried = played.commits
+        print(f"  {'':34s} group commit: {made:.0f} transactions, {carried / made:.2f} inputs each")
 
 
 def report_watched(

@@ -28,6 +28,7 @@ from croupier.round import Phase
 from croupier.server import accounts, ledger
 from croupier.server.actor import TableActor
 from croupier.server.cluster import GRACE_SECONDS, Claims
+from croupier.server.commits import GroupCommit
 from croupier.server.db import normalize_url
 from croupier.server.errors import (
     InsufficientFunds,
@@ -263,7 +264,12 @@ class Hub:
     ) -> None:
         self.engine = engine
         self.settings = settings
+        #: The tables' writes, committed together (one transaction for all that wait).
+        self.commits = GroupCommit(engine)
         self.metrics = Metrics()
+        self.metrics.watch_commits(
+            partial(getattr, self.commits, "commits"), partial(getattr, self.commits, "writes")
+        )
         self._ids: dict[str, int] = {}
         self._limiters: dict[int, RateLimiter] = {}
         #: Session token -> when the database last confirmed it (the settings' clock).
@@ -303,6 +309,7 @@ class Hub:
             now=now,
             shoe=self.settings.shoes.get(config.id),
             epoch=epoch,
+            commits=self.commits,
         )
         table = config.id
         actor = TableActor(
@@ -480,6 +487,7 @@ class Hub:
         if self.claims is not None:
             await self.claims.stop()
         await self._stop_all()
+        await asyncio.to_thread(self.commits.close)
         if self.bus is not None:
             await self.bus.stop()
         if self.ownership is not None:

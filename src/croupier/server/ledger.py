@@ -1007,6 +1007,8 @@ def check(conn: sqlalchemy.Connection) -> list[str]:
 _money = logging.getLogger("croupier.money")
 #: Where a connection keeps the movements of its open transaction until it commits.
 _PENDING = "croupier.movements"
+#: Where it keeps, for each open savepoint, how many movements came before it.
+_MARKS = "croupier.movement-marks"
 
 
 def log_movements(engine: sqlalchemy.Engine) -> None:
@@ -1027,6 +1029,7 @@ def _note_movement(conn: sqlalchemy.Connection, movement: dict[str, object]) -> 
 
 
 def _emit_movements(conn: sqlalchemy.Connection) -> None:
+    conn.info.pop(_MARKS, None)
     for movement in conn.info.pop(_PENDING, ()):
         _money.info(
             "%s transaction %s: %s",
@@ -1042,3 +1045,22 @@ def _drop_movements(conn: sqlalchemy.Connection) -> None:
     # its movements went with it, and closing it must not fail here.
     with contextlib.suppress(sqlalchemy.exc.SQLAlchemyError):
         conn.info.pop(_PENDING, None)
+        conn.info.pop(_MARKS, None)
+
+
+def _mark_movements(conn: sqlalchemy.Connection, name: str) -> None:
+    """A savepoint begins: how many movements came before it."""
+    conn.info.setdefault(_MARKS, {})[name] = len(conn.info.get(_PENDING, ()))
+
+
+def _keep_movements(conn: sqlalchemy.Connection, name: str, _context: object) -> None:
+    conn.info.get(_MARKS, {}).pop(name, None)
+
+
+def _drop_since_mark(conn: sqlalchemy.Connection, name: str, _context: object) -> None:
+    """A savepoint rolled back: its movements never happened."""
+    with contextlib.suppress(sqlalchemy.exc.SQLAlchemyError):
+        mark = conn.info.get(_MARKS, {}).pop(name, None)
+        pending = conn.info.get(_PENDING)
+        if mark is not None and pending is not None:
+            del pending[mark:]

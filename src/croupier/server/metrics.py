@@ -95,6 +95,16 @@ class Metrics:
             ["table"],
             registry=registry,
         )
+        self.commits = Gauge(
+            "croupier_commits",
+            "Transactions the group commit has committed since the process started.",
+            registry=registry,
+        )
+        self.commit_writes = Gauge(
+            "croupier_commit_writes",
+            "Writes (a table's input each) those transactions carried.",
+            registry=registry,
+        )
 
     def watch_table(
         self,
@@ -110,6 +120,11 @@ class Metrics:
         self.players.labels(table=table).set_function(players)
         self.lag.labels(table=table).set_function(lag)
         self.queue.labels(table=table).set_function(queue)
+
+    def watch_commits(self, commits: Callable[[], float], writes: Callable[[], float]) -> None:
+        """Read the group commit's counts from these functions when metrics are scraped."""
+        self.commits.set_function(commits)
+        self.commit_writes.set_function(writes)
 
     def render(self) -> tuple[bytes, str]:
         """The metrics in Prometheus' text format, and its content type."""

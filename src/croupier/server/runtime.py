@@ -37,6 +37,7 @@ from croupier.presets import find_preset
 from croupier.round import Phase, Round
 from croupier.rules import Rules
 from croupier.server import ledger, limits, rounds_store
+from croupier.server.commits import Committer, OneByOne
 from croupier.server.errors import ServerError
 from croupier.server.ownership import fence
 from croupier.server.shoes import ServerShoe
@@ -193,6 +194,9 @@ class TableRuntime:
             refused with :class:`~croupier.server.ownership.TableLost` once another
             process has claimed the table.  ``None``: no lease is checked (a runtime
             that no other process can reach, as in tests).
+        commits: what commits the table's writes (:mod:`croupier.server.commits`):
+            the process's group commit, shared by its tables; each write in a
+            transaction of its own when omitted.
     """
 
     def __init__(
@@ -204,9 +208,11 @@ class TableRuntime:
         now: float,
         shoe: ServerShoe | None = None,
         epoch: int | None = None,
+        commits: Committer | None = None,
     ) -> None:
         preset = find_preset(config.preset)
         self.epoch = epoch
+        self.commits: Committer = commits if commits is not None else OneByOne(engine)
         self.config = config
         self.preset = preset
         self.rules: Rules = preset.rules
@@ -456,7 +462,8 @@ class TableRuntime:
         # The players this input joins to the round (known once it is written).
         joined: set[tuple[str, int]] = set()
         started = time.perf_counter()
-        with self.engine.begin() as conn:
+
+        def write(conn: sa.Connection) -> None:
             if self.epoch is not None:
                 # First: nothing is written once another process has claimed the table.
                 fence(conn, self.config.id, self.epoch)
@@ -535,6 +542,8 @@ class TableRuntime:
                 # A balance is sent when it changed: money moved, or the round paid.
                 users = {*balances, *balances_at_end} if over else set(balances) & moved
                 read.update(ledger.balances(conn, users))
+
+        self.commits.run(write)
         # Committed: these players are in the round's books (asked again after a restart).
         self._joined = set() if over else self._joined | joined
         self._close_seconds = time.perf_counter() - started

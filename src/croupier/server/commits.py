@@ -1,0 +1,188 @@
+"""Group commit: the writes of every table of a process, committed together.
+
+Every input at a table is written in a transaction, and acknowledged once it has
+committed.  A transaction costs the same whatever it holds: a connection from the pool,
+``BEGIN`` (on SQLite, the database's write lock), ``COMMIT`` (a write of the log, a
+round trip to PostgreSQL).  Written one at a time, that is most of what an input costs.
+
+A :class:`GroupCommit` has one thread that writes.  A table's worker hands it a write (a
+function of a connection) and waits.  The thread takes every write waiting at that
+moment, runs them in one transaction, each in a savepoint of its own, and commits once;
+then each waiting worker has its write's result, or the error that refused it.  The
+busier the process, the more writes each commit carries; alone, a write is committed as
+soon as it arrives (in a transaction of its own, without a savepoint).
+
+What a write's caller is promised is what a transaction of its own gave it:
+
+- it returns once the write has committed (an acknowledged input survives a crash);
+- a write that raises is rolled back to its savepoint and its error raised to its
+  caller, alone: the other writes of the commit go on;
+- if the commit fails (the connection is lost, the database refuses to commit), every
+  write in it raises that error: none of them happened, and each caller undoes what it
+  did in memory, as it would for a transaction of its own.
+
+Writes of one table come one at a time (its actor waits for each), so a table's writes
+commit in order; writes of different tables touch different rows but a player's, which
+they share in order within the one transaction.
+
+>>> import sqlalchemy as sa
+>>> engine = sa.create_engine("sqlite://")
+>>> commits = GroupCommit(engine)
+>>> commits.run(lambda conn: conn.exec_driver_sql("select 6 * 7").scalar())
+42
+>>> commits.close()
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, Protocol, TypeVar
+
+import sqlalchemy as sa
+
+__all__ = ["Committer", "GroupCommit", "OneByOne"]
+
+_log = logging.getLogger("croupier.server")
+
+T = TypeVar("T")
+
+#: The most writes one commit carries.
+MOST_WRITES = 64
+
+
+class Committer(Protocol):
+    """Runs a write (a function of a connection in a transaction) and commits it."""
+
+    def run(self, write: Callable[[sa.Connection], T]) -> T: ...
+
+
+class OneByOne:
+    """Each write in a transaction of its own (a table no other table writes beside).
+
+    >>> import sqlalchemy as sa
+    >>> OneByOne(sa.create_engine("sqlite://")).run(lambda conn: 1 + 1)
+    2
+    """
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+
+    def run(self, write: Callable[[sa.Connection], T]) -> T:
+        with self.engine.begin() as conn:
+            return write(conn)
+
+
+class _Write:
+    __slots__ = ("future", "write")
+
+    def __init__(self, write: Callable[[sa.Connection], Any]) -> None:
+        self.write = write
+        self.future: Future[Any] = Future()
+
+
+class GroupCommit:
+    """Writes from many threads, committed together by one (see the module's text).
+
+    Args:
+        engine: the database.
+        most: the most writes one commit carries.
+    """
+
+    def __init__(self, engine: sa.Engine, *, most: int = MOST_WRITES) -> None:
+        self.engine = engine
+        self.most = most
+        self._waiting: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        #: Commits made, and the writes they carried (for the metrics and the tests).
+        self.commits = 0
+        self.writes = 0
+
+    def run(self, write: Callable[[sa.Connection], T]) -> T:
+        """Run ``write`` in the next commit; its result once that has committed.
+
+        Raises:
+            what ``write`` raised (its savepoint rolled back), or what the commit
+            raised (nothing of the commit happened).
+        """
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("a write cannot wait for the commit that runs it")
+        item = _Write(write)
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._loop, name="croupier-commits", daemon=True
+                )
+                self._thread.start()
+            self._waiting.put(item)
+        result: T = item.future.result()
+        return result
+
+    def close(self) -> None:
+        """Commit what waits, then stop the thread (a later :meth:`run` starts another)."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+            if thread is not None:
+                self._waiting.put(None)
+        if thread is not None:
+            thread.join()
+
+    def _loop(self) -> None:
+        while True:
+            first = self._waiting.get()
+            if first is None:
+                return
+            batch = [first]
+            stop = False
+            while len(batch) < self.most:
+                try:
+                    more = self._waiting.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            self._commit(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: list[_Write]) -> None:
+        done: list[tuple[_Write, Any, BaseException | None]] = []
+        try:
+            with self.engine.begin() as conn:
+                if len(batch) == 1:
+                    # Alone: the transaction is its own; no savepoint to pay for.
+                    done.append((batch[0], batch[0].write(conn), None))
+                else:
+                    for item in batch:
+                        done.append(self._one(conn, item))
+        except BaseException as error:  # the commit failed: none of it happened
+            for item in batch:
+                item.future.set_exception(error)
+            if not isinstance(error, Exception):
+                raise
+            return
+        self.commits += 1
+        self.writes += len(batch)
+        for item, result, error in done:
+            if error is None:
+                item.future.set_result(result)
+            else:
+                item.future.set_exception(error)
+
+    @staticmethod
+    def _one(conn: sa.Connection, item: _Write) -> tuple[_Write, Any, BaseException | None]:
+        """One write in its savepoint: rolled back alone where it raises, unless the
+        transaction itself is gone (then the whole commit fails)."""
+        try:
+            with conn.begin_nested():
+                return item, item.write(conn), None
+        except Exception as error:
+            if conn.invalidated or not conn.in_transaction():
+                raise
+            return item, None, error

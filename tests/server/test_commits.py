@@ -1,0 +1,176 @@
+"""Group commit: writes from many threads in one transaction, each answered alone."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import sqlalchemy
+from sqlalchemy import func, select
+
+from croupier.server import ledger, rounds_store
+from croupier.server.commits import GroupCommit
+from croupier.server.errors import InsufficientFunds
+from croupier.server.schema import transactions
+from tests.server.tables import balance, books, make_crowd
+
+D = Decimal
+
+
+def open_round(engine: sqlalchemy.Engine, round_id: str) -> None:
+    with engine.begin() as conn:
+        rounds_store.create_round(
+            conn,
+            round_id=round_id,
+            table_id="t1",
+            number=1,
+            rules_name="test",
+            rules_version="1",
+            record={},
+        )
+
+
+def bet(user: int, round_id: str, amount: str, key: str) -> Callable[[sqlalchemy.Connection], int]:
+    def write(conn: sqlalchemy.Connection) -> int:
+        return ledger.stake(conn, user, round_id, D(amount), idempotency_key=key, memo="bet")
+
+    return write
+
+
+def together(
+    commits: GroupCommit, writes: list[Callable[[sqlalchemy.Connection], Any]]
+) -> list[Any]:
+    """Run ``writes`` from a thread each while the commit thread is held by a first
+    write, so that all of them wait together and go into one commit; what each got
+    (its result or its error)."""
+    held, holding = threading.Event(), threading.Event()
+
+    def hold(_: sqlalchemy.Connection) -> None:
+        holding.set()
+        assert held.wait(10)
+
+    first = threading.Thread(target=commits.run, args=(hold,))
+    first.start()
+    assert holding.wait(10)
+    got: list[Any] = [None] * len(writes)
+
+    def run(index: int) -> None:
+        try:
+            got[index] = commits.run(writes[index])
+        except Exception as error:
+            got[index] = error
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(writes))]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 10
+    while commits._waiting.qsize() < len(writes) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    held.set()
+    first.join()
+    for thread in threads:
+        thread.join()
+    return got
+
+
+def test_writes_that_wait_together_are_committed_together(engine: sqlalchemy.Engine) -> None:
+    ids = make_crowd(engine, *(f"player{n}" for n in range(8)), chips="100.00")
+    open_round(engine, "r1")
+    commits = GroupCommit(engine)
+    try:
+        got = together(commits, [bet(user, "r1", "10.00", f"bet:{user}") for user in ids.values()])
+    finally:
+        commits.close()
+    assert all(isinstance(transaction, int) for transaction in got)
+    # The holding write's commit, then one commit for the eight that waited.
+    assert (commits.commits, commits.writes) == (2, 9)
+    assert {balance(engine, user) for user in ids.values()} == {D("90.00")}
+    assert books(engine) == []
+
+
+def test_a_refused_write_is_rolled_back_alone(
+    engine: sqlalchemy.Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    ids = make_crowd(engine, "ann", "bob", "cat", chips="100.00")
+    open_round(engine, "r1")
+    ledger.log_movements(engine)
+    commits = GroupCommit(engine)
+    with caplog.at_level(logging.INFO, logger="croupier.money"):
+        try:
+            got = together(
+                commits,
+                [
+                    bet(ids["ann"], "r1", "40.00", "bet:ann"),
+                    bet(ids["bob"], "r1", "500.00", "bet:bob"),  # more than he has
+                    bet(ids["cat"], "r1", "60.00", "bet:cat"),
+                ],
+            )
+        finally:
+            commits.close()
+    assert isinstance(got[0], int) and isinstance(got[2], int)
+    assert isinstance(got[1], InsufficientFunds)
+    assert commits.commits == 2  # the three in one commit, bob's savepoint rolled back
+    assert [balance(engine, ids[name]) for name in ("ann", "bob", "cat")] == [
+        D("60.00"),
+        D("100.00"),
+        D("40.00"),
+    ]
+    with engine.connect() as conn:
+        keys = set(conn.execute(select(transactions.c.idempotency_key)).scalars())
+    assert {"bet:ann", "bet:cat"} <= keys and "bet:bob" not in keys
+    # The money log has what committed, never the movement that was rolled back.
+    logged = [record.getMessage() for record in caplog.records if record.name == "croupier.money"]
+    assert len([line for line in logged if line.startswith("stake")]) == 2
+    assert books(engine) == []
+
+
+def test_a_commit_that_fails_fails_every_write_in_it(engine: sqlalchemy.Engine) -> None:
+    ids = make_crowd(engine, "ann", "bob", chips="100.00")
+    open_round(engine, "r1")
+    commits = GroupCommit(engine)
+    failing = [True]
+
+    def refuse_commit(_conn: sqlalchemy.Connection) -> None:
+        if failing[0]:
+            failing[0] = False
+            raise sqlalchemy.exc.OperationalError("COMMIT", {}, Exception("the disk is full"))
+
+    def break_the_commit(_: sqlalchemy.Connection) -> None:
+        sqlalchemy.event.listen(engine, "commit", refuse_commit)
+
+    try:
+        got = together(
+            commits,
+            [
+                bet(ids["ann"], "r1", "10.00", "bet:ann"),
+                break_the_commit,
+                bet(ids["bob"], "r1", "5.00", "bet:bob"),
+            ],
+        )
+    finally:
+        commits.close()
+        sqlalchemy.event.remove(engine, "commit", refuse_commit)
+    # Each write went well in its savepoint; the commit did not: none of them happened.
+    assert all(isinstance(error, sqlalchemy.exc.OperationalError) for error in got)
+    assert balance(engine, ids["ann"]) == balance(engine, ids["bob"]) == D("100.00")
+    with engine.connect() as conn:
+        staked = conn.execute(
+            select(func.count()).where(transactions.c.kind == "stake")
+        ).scalar_one()
+    assert staked == 0
+    assert books(engine) == []
+
+
+def test_a_write_cannot_wait_for_its_own_commit(engine: sqlalchemy.Engine) -> None:
+    commits = GroupCommit(engine)
+    try:
+        with pytest.raises(RuntimeError, match="cannot wait"):
+            commits.run(lambda conn: commits.run(lambda inner: None))
+        assert commits.run(lambda conn: "still running") == "still running"
+    finally:
+        commits.close()
