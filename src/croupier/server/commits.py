@@ -161,10 +161,10 @@ class GroupCommit:
                 else:
                     for item in batch:
                         done.append(self._one(conn, item))
-        except BaseException as error:  # the commit failed: none of it happened
+        except BaseException as failed:  # the commit failed: none of it happened
             for item in batch:
-                item.future.set_exception(error)
-            if not isinstance(error, Exception):
+                item.future.set_exception(failed)
+            if not isinstance(failed, Exception):
                 raise
             return
         self.commits += 1
