@@ -237,14 +237,16 @@ def round_counts(
         if position is not None and table in shoes:
             by_table.setdefault(table, []).append((round_id, number, position))
     found: list[tuple[str, float, int]] = []
-    values = np.array([hi_lo(f"{rank}S") for rank in _RANKS], dtype=np.int64)
+    values = {f"{rank}{suit}": hi_lo(f"{rank}S") for rank in _RANKS for suit in "SHDC"}
     for table, entries in by_table.items():
         starts = np.array([number for number, _ in shoes[table]], dtype=np.int64)
         sizes = np.array([len(order) for _, order in shoes[table]], dtype=np.int64)
         offsets = np.concatenate(([0], np.cumsum(sizes + 1)))
         running = np.concatenate(
             [
-                np.concatenate(([0], np.cumsum(values[[_RANK_INDEX[c[:-1]] for c in order]])))
+                np.concatenate(
+                    ([0], np.cumsum(np.fromiter(map(values.__getitem__, order), np.int64)))
+                )
                 for _, order in shoes[table]
             ]
         )

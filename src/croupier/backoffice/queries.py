@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 from croupier.backoffice.advantage import INSURANCE_INDEX
 from croupier.server.schema import (
@@ -40,7 +39,7 @@ __all__ = [
     "player_rounds",
     "round_counts",
     "round_positions",
-    "shoe_records",
+    "shoe_orders",
     "void_returns",
 ]
 
@@ -75,12 +74,22 @@ def _op_is(column: sa.ColumnElement[str], op: str) -> sa.ColumnElement[bool]:
     return column.like(f'%"op":"{op}",%')
 
 
-def _field(dialect: str, column: sa.ColumnElement[str], *path: str) -> sa.ColumnElement[Any]:
-    """A field of a JSON text column, as text."""
-    if dialect == "postgresql":
-        as_json = sa.cast(column, postgresql.JSONB)
-        return as_json.op("#>>")(sa.literal_column("'{" + ",".join(path) + "}'"))
-    return sa.func.json_extract(column, "$." + ".".join(path))
+def _arg(dialect: str, column: sa.ColumnElement[str], name: str) -> sa.ColumnElement[Any]:
+    """A field of a recorded input (``player``, or an argument: ``amount``, ``box``,
+    ``bet``) as text, ``NULL`` when absent.
+
+    PostgreSQL cuts it out of the text: an input is stored as canonical JSON (sorted keys,
+    no spaces: :func:`croupier.server.rounds_store.append_input`), where ``"box":`` can
+    only begin that field (a quote inside a string is escaped), and a player's name or a
+    bet's key holds no quote, comma or brace.  Reading a million inputs' JSON would cost
+    several times as much.  SQLite reads the JSON.
+    """
+    if dialect != "postgresql":
+        path = "$.player" if name == "player" else f"$.args.{name}"
+        return sa.func.json_extract(column, path)
+    after = sa.func.split_part(column, f'"{name}":', 2)
+    value = sa.func.split_part(sa.func.split_part(after, ",", 1), "}", 1)
+    return sa.func.nullif(sa.func.trim(value, '"'), "")
 
 
 def _units(dialect: str, text: sa.ColumnElement[Any]) -> sa.ColumnElement[int]:
@@ -178,10 +187,10 @@ def _placed(dialect: str, scope: Scope, statuses: Sequence[str]) -> sa.Subquery:
         sa.select(
             round_inputs.c.round_id,
             round_inputs.c.seq,
-            _field(dialect, text, "player").label("player"),
-            sa.cast(_field(dialect, text, "args", "box"), sa.Integer).label("box"),
-            sa.func.coalesce(_field(dialect, text, "args", "bet"), "main").label("bet"),
-            _units(dialect, _field(dialect, text, "args", "amount")).label("units"),
+            _arg(dialect, text, "player").label("player"),
+            sa.cast(_arg(dialect, text, "box"), sa.Integer).label("box"),
+            sa.func.coalesce(_arg(dialect, text, "bet"), "main").label("bet"),
+            _units(dialect, _arg(dialect, text, "amount")).label("units"),
         )
         .join(rounds, rounds.c.id == round_inputs.c.round_id)
         .where(scope.rounds_where(*statuses), _op_is(text, "bet"))
@@ -190,9 +199,9 @@ def _placed(dialect: str, scope: Scope, statuses: Sequence[str]) -> sa.Subquery:
     withdrawn = (
         sa.select(
             round_inputs.c.round_id,
-            _field(dialect, text, "player").label("player"),
-            sa.cast(_field(dialect, text, "args", "box"), sa.Integer).label("box"),
-            sa.func.coalesce(_field(dialect, text, "args", "bet"), "main").label("bet"),
+            _arg(dialect, text, "player").label("player"),
+            sa.cast(_arg(dialect, text, "box"), sa.Integer).label("box"),
+            sa.func.coalesce(_arg(dialect, text, "bet"), "main").label("bet"),
             sa.func.max(round_inputs.c.seq).label("last"),
         )
         .join(rounds, rounds.c.id == round_inputs.c.round_id)
@@ -223,19 +232,16 @@ def _placed(dialect: str, scope: Scope, statuses: Sequence[str]) -> sa.Subquery:
         .group_by(bets.c.round_id, bets.c.player, bets.c.box, bets.c.bet)
         .cte("kept")
     )
-    main = kept.alias("main_on_box")
+    # The boxes with a main bet: a side bet on any other box was given back.
+    boxes = (
+        sa.select(kept.c.round_id, kept.c.box)
+        .where(kept.c.bet == "main")
+        .group_by(kept.c.round_id, kept.c.box)
+        .subquery("boxes")
+    )
     return (
         sa.select(kept)
-        .where(
-            sa.or_(
-                kept.c.bet == "main",
-                sa.exists().where(
-                    main.c.round_id == kept.c.round_id,
-                    main.c.box == kept.c.box,
-                    main.c.bet == "main",
-                ),
-            )
-        )
+        .join(boxes, sa.and_(boxes.c.round_id == kept.c.round_id, boxes.c.box == kept.c.box))
         .subquery("placed")
     )
 
@@ -426,7 +432,7 @@ def count_sums(
     )
     text = round_inputs.c.input
     insured = (
-        sa.select(round_inputs.c.round_id, _field(dialect, text, "player").label("player"))
+        sa.select(round_inputs.c.round_id, _arg(dialect, text, "player").label("player"))
         .join(rounds, rounds.c.id == round_inputs.c.round_id)
         .where(scope.rounds_where("settled"), _op_is(text, "insurance"))
         .group_by(round_inputs.c.round_id, sa.text("2"))
@@ -458,19 +464,34 @@ def count_sums(
     return [row for row in conn.execute(query, parameters)]
 
 
-def shoe_records(conn: sa.Connection, scope: Scope) -> list[Any]:
-    """The records of the period's rounds dealt first from a freshly shuffled shoe of
-    the server's (position 0): (table, number, record text)."""
+def shoe_orders(conn: sa.Connection, scope: Scope) -> list[tuple[str, int, str]]:
+    """The shoes of the period's rounds dealt first from a freshly shuffled shoe of the
+    server's (position 0): (table, number, the order as its JSON text without brackets:
+    ``"AS","10H",...``), by table and number.  Cut out of the record's text, where the
+    shoe's ``order`` and ``position`` are the first of their names (keys sorted)."""
+    record = rounds.c.record
+    order: sa.ColumnElement[Any]
+    first: sa.ColumnElement[Any]
+    if conn.dialect.name == "postgresql":
+        order = sa.func.split_part(sa.func.split_part(record, '"order":[', 2), "]", 1)
+        first = sa.func.split_part(sa.func.split_part(record, '"position":', 2), "}", 1)
+    else:
+        order = sa.func.substr(
+            sa.func.json_extract(record, "$.shoe.order"), 2
+        )  # '["AS",...]' less its brackets
+        order = sa.func.rtrim(order, "]")
+        first = sa.cast(sa.func.json_extract(record, "$.shoe.position"), sa.String)
     query = (
-        sa.select(rounds.c.table_id, rounds.c.number, rounds.c.record)
+        sa.select(rounds.c.table_id, rounds.c.number, order.label("order"))
         .where(
             scope.rounds_where(),
-            rounds.c.record.like('%"dealt":"rng"%'),
-            rounds.c.record.like('%"position":0}%'),
+            record.like('%"dealt":"rng"%'),
+            record.like('%"position":0}%'),
+            first == "0",
         )
         .order_by(rounds.c.table_id, rounds.c.number)
     )
-    return [row for row in conn.execute(query)]
+    return [(row.table_id, int(row.number), str(row.order)) for row in conn.execute(query)]
 
 
 def void_returns(conn: sa.Connection, scope: Scope) -> dict[str, int]:

@@ -42,8 +42,6 @@ __all__ = [
 _CENT = Decimal("0.01")
 #: The report's sections, in order.
 SECTIONS = ("tables", "players", "irregularities", "advantage_play", "shuffle_health")
-#: A pause longer than this between two of a player's rounds ends his sitting.
-SITTING_GAP = timedelta(minutes=30)
 
 
 def _money(units: int | Fraction) -> Decimal:
@@ -303,6 +301,11 @@ def build_report(
         ReportError: an empty period, an unknown table or player, no rounds in the period.
     """
     scope = Scope(since, until, table, player)
+    if conn.dialect.name == "postgresql":
+        # A report reads for seconds and works between its reads: none of the server's
+        # limits for play applies to it (its transaction only reads).
+        conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
+        conn.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")
     _check(conn, scope)
     wanted = set(SECTIONS if sections is None else sections)
     unknown = wanted - set(SECTIONS)
@@ -438,44 +441,23 @@ def build_report(
 
 
 def _hours(conn: sa.Connection, scope: Scope) -> dict[int, Decimal]:
-    """Each player's hours at the tables: the time between his successive rounds' openings,
-    a pause of more than :data:`SITTING_GAP` ending a sitting (window functions: the
-    database does it)."""
-    from croupier.server.schema import round_players
+    """Each player's hours at the tables: his sessions of play (from his first action
+    until he has been away for the sessions' idle time) within the period, summed."""
+    from croupier.server.schema import play_sessions
 
-    dialect = conn.dialect.name
-    seconds: sa.ColumnElement[Any]
-    if dialect == "postgresql":
-        seconds = sa.func.extract("epoch", rounds.c.created_at)
-    else:
-        seconds = (sa.func.julianday(rounds.c.created_at) - 2440587.5) * 86400.0
-    opened = (
+    rows = conn.execute(
         sa.select(
-            round_players.c.user_id,
-            seconds.label("at"),
+            play_sessions.c.user_id, play_sessions.c.started_at, play_sessions.c.last_active_at
+        ).where(
+            play_sessions.c.started_at < scope.until,
+            play_sessions.c.last_active_at > scope.since,
         )
-        .join(rounds, rounds.c.id == round_players.c.round_id)
-        .where(scope.rounds_where("settled"))
-        .subquery()
     )
-    gaps = sa.select(
-        opened.c.user_id,
-        (
-            opened.c.at
-            - sa.func.lag(opened.c.at).over(partition_by=opened.c.user_id, order_by=opened.c.at)
-        ).label("gap"),
-    ).subquery()
-    limit = SITTING_GAP.total_seconds()
-    query = (
-        sa.select(gaps.c.user_id, sa.func.sum(gaps.c.gap).label("seconds"))
-        .where(gaps.c.gap <= limit)
-        .group_by(gaps.c.user_id)
-    )
-    return {
-        int(row.user_id): (Decimal(str(float(row.seconds))) / 3600).quantize(_CENT)
-        for row in conn.execute(query)
-        if row.seconds is not None
-    }
+    seconds: dict[int, float] = {}
+    for user, started, last in rows:
+        span = (min(last, scope.until) - max(started, scope.since)).total_seconds()
+        seconds[user] = seconds.get(user, 0.0) + max(span, 0.0)
+    return {user: (Decimal(str(total)) / 3600).quantize(_CENT) for user, total in seconds.items()}
 
 
 _KIND = {
@@ -539,16 +521,12 @@ def _irregularities(
 def _shoes(conn: sa.Connection, scope: Scope) -> dict[str, list[tuple[int, list[str]]]]:
     """Each table's shoes shuffled in the period: (first round's number, order)."""
     shoes: dict[str, list[tuple[int, list[str]]]] = {}
-    seen: set[tuple[str, tuple[str, ...]]] = set()
-    for row in queries.shoe_records(conn, scope):
-        shoe = json.loads(row.record).get("shoe")
-        if not shoe or shoe.get("position") != 0:
+    seen: set[tuple[str, str]] = set()
+    for table, number, order in queries.shoe_orders(conn, scope):
+        if (table, order) in seen:
             continue
-        order = tuple(shoe["order"])
-        if (row.table_id, order) in seen:
-            continue
-        seen.add((row.table_id, order))
-        shoes.setdefault(row.table_id, []).append((int(row.number), list(order)))
+        seen.add((table, order))
+        shoes.setdefault(table, []).append((int(number), order.replace('"', "").split(",")))
     return shoes
 
 
