@@ -21,6 +21,7 @@ from croupier.cli import cli
 from croupier.presets import find_rules
 from croupier.server import db
 from croupier.server.runtime import TableRuntime
+from croupier.server.schema import play_sessions, users
 from tests.server.report_play import Bettor, flat, leg_sums, play, scattered
 from tests.server.tables import make_users, table
 
@@ -135,12 +136,28 @@ def test_every_figure_agrees_with_the_ledger_and_the_exact_math(
 def test_one_player_and_one_table(engine: sqlalchemy.Engine) -> None:
     made = _played(engine)
     since, until = _window()
+    with engine.begin() as conn:
+        bob = conn.execute(sqlalchemy.select(users.c.id).where(users.c.name == "bob")).scalar()
+        # His sessions of play: 30 minutes in the period, one that ended before it.
+        for started, minutes in (
+            (since + timedelta(minutes=5), 30),
+            (since - timedelta(hours=3), 60),
+        ):
+            conn.execute(
+                play_sessions.insert().values(
+                    user_id=bob,
+                    started_at=started,
+                    last_active_at=started + timedelta(minutes=minutes),
+                    reality_check_at=started,
+                )
+            )
     with engine.connect() as conn:
         report = build_report(conn, since=since, until=until, table="live-test", player="bob")
-    [bob] = report.players
+    [bob_figures] = report.players
+    assert bob_figures.hours == Decimal("0.50")
     [live] = report.tables
     assert live.handle == {"main": made["bob"]["main"]}
-    assert live.house_win == -bob.net
+    assert live.house_win == -bob_figures.net
 
 
 def _cli(*arguments: str) -> tuple[int, str]:
