@@ -30,6 +30,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -191,22 +192,18 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _batch() -> dict[str, list[tuple[Any, ...]]]:
+    return {name: [] for name in ORDER}
+
+
 def rows_for(
     pool: list[PooledRound], tables: int, start: datetime, span: timedelta
-) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table's copy of the pool."""
-    rows: dict[str, list[tuple[Any, ...]]] = {
-        name: []
-        for name in (
-            "users",
-            "accounts",
-            "rounds",
-            "round_inputs",
-            "round_players",
-            "transactions",
-            "legs",
-        )
-    }
+) -> Iterator[dict[str, list[tuple[Any, ...]]]]:
+    """Every row of every table's copy of the pool: the users and their chips first, then
+    one batch per table, then the accounts with their balances (a table's rows at a
+    time: a million rounds never sit in memory at once)."""
+    rows = _batch()
+    accounts = rows["accounts"]
     ids = Ids()
     house_of: dict[int, int] = {}
     player_account: dict[tuple[int, int], int] = {}
@@ -215,20 +212,20 @@ def rows_for(
     chips = 10_000_000_00
     made = start - timedelta(days=1)
     issuer = ids.account
-    rows["accounts"].append((issuer, "issuer", "", 0))
+    accounts.append((issuer, "issuer", "", 0))
     ids.account += 1
     step = span / max(len(pool), 1)
     for table in range(tables):
         name = f"t{table:03d}"
         house_of[table] = ids.account
-        rows["accounts"].append((ids.account, "house", name, 0))
+        accounts.append((ids.account, "house", name, 0))
         ids.account += 1
         for bot in range(BOTS):
             user = table * BOTS + bot + 1
             user_of[table, bot] = user
             rows["users"].append((user, f"bot-{table:03d}-{bot}", "x", "player", 0, made))
             player_account[table, bot] = ids.account
-            rows["accounts"].append((ids.account, "player", str(user), 0))
+            accounts.append((ids.account, "player", str(user), 0))
             ids.account += 1
             # The chips granted: a grant transaction from the issuer.
             key = f"chips:{user}"
@@ -240,12 +237,15 @@ def rows_for(
             balances[player_account[table, bot]] = chips
         balances[house_of[table]] = 0
     balances[issuer] = -chips * BOTS * tables
-    for number, pooled in enumerate(pool, start=1):
-        opened = start + step * (number - 1)
-        closed = opened + timedelta(seconds=20)
-        opened_text, closed_text = opened.isoformat(), closed.isoformat()
-        for table in range(tables):
-            name = f"t{table:03d}"
+    yield rows
+    for table in range(tables):
+        name = f"t{table:03d}"
+        rows = _batch()
+        accounts = rows["accounts"]
+        for number, pooled in enumerate(pool, start=1):
+            opened = start + step * (number - 1)
+            closed = opened + timedelta(seconds=20)
+            opened_text, closed_text = opened.isoformat(), closed.isoformat()
             round_id = f"{table:03d}-{number:08d}"
             header = (
                 pooled.header.replace("@@RID@@", round_id)
@@ -273,7 +273,7 @@ def rows_for(
                     (round_id, seq, text.replace("BOT#", prefix).replace("@@AT@@", opened_text))
                 )
             round_account = ids.account
-            rows["accounts"].append((round_account, "round", round_id, 0))
+            accounts.append((round_account, "round", round_id, 0))
             ids.account += 1
             joined: dict[int, int] = {}
             for seq, bot, units, op in pooled.stakes:
@@ -327,12 +327,11 @@ def rows_for(
                 rows["round_players"].append(
                     (round_id, user_of[table, bot], before, balances[player_account[table, bot]])
                 )
-    # The accounts' cached balances: their legs' sums.
-    rows["accounts"] = [
-        (account, kind, owner, balances.get(account, 0))
-        for account, kind, owner, _ in rows["accounts"]
-    ]
-    return rows
+        yield rows
+    # The accounts' cached balances: their legs' sums (a round's account ends empty).
+    rows = _batch()
+    rows["balances"] = [(units, account) for account, units in balances.items() if units]
+    yield rows
 
 
 COLUMNS = {
@@ -376,8 +375,11 @@ def empty(engine: sqlalchemy.Engine) -> None:
                 conn.execute(table.delete())
 
 
-def write(engine: sqlalchemy.Engine, rows: dict[str, list[tuple[Any, ...]]]) -> None:
-    """All the rows, in bulk."""
+def write(
+    engine: sqlalchemy.Engine, batches: Iterator[dict[str, list[tuple[Any, ...]]]]
+) -> dict[str, int]:
+    """All the rows, in bulk, a batch at a time; how many of each table."""
+    written = dict.fromkeys(ORDER, 0)
     if engine.dialect.name == "postgresql":
         raw = engine.raw_connection()
         try:
@@ -390,28 +392,49 @@ def write(engine: sqlalchemy.Engine, rows: dict[str, list[tuple[Any, ...]]]) -> 
             except Exception:  # not allowed: the checks run
                 raw.rollback()
                 cursor.execute("SET statement_timeout = 0")
-            for name in ORDER:
-                columns = ", ".join(COLUMNS[name])
-                with cursor.copy(f"COPY {name} ({columns}) FROM STDIN") as copy:
-                    for row in rows[name]:
-                        copy.write_row(row)
+            balances: list[tuple[Any, ...]] = []
+            for rows in batches:
+                balances += rows.get("balances", [])
+                for name in ORDER:
+                    if not rows[name]:
+                        continue
+                    columns = ", ".join(COLUMNS[name])
+                    with cursor.copy(f"COPY {name} ({columns}) FROM STDIN") as copy:
+                        for row in rows[name]:
+                            copy.write_row(row)
+                    written[name] += len(rows[name])
             for name in ("users", "accounts", "transactions", "legs"):
                 cursor.execute(
                     f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
                     f"(SELECT max(id) FROM {name}))"
                 )
+            cursor.executemany("UPDATE accounts SET balance = %s WHERE id = %s", balances)
             raw.commit()
             cursor.execute("ANALYZE")
             raw.commit()
         finally:
             raw.close()
-        return
+        return written
     with engine.begin() as conn:
-        for name in ORDER:
-            table = metadata.tables[name]
-            names = COLUMNS[name]
-            conn.execute(table.insert(), [dict(zip(names, row, strict=True)) for row in rows[name]])
+        for rows in batches:
+            for name in ORDER:
+                if not rows[name]:
+                    continue
+                table = metadata.tables[name]
+                names = COLUMNS[name]
+                conn.execute(
+                    table.insert(), [dict(zip(names, row, strict=True)) for row in rows[name]]
+                )
+                written[name] += len(rows[name])
+            for units, account in rows.get("balances", []):
+                conn.execute(
+                    metadata.tables["accounts"]
+                    .update()
+                    .where(metadata.tables["accounts"].c.id == account)
+                    .values(balance=units)
+                )
         conn.exec_driver_sql("ANALYZE")
+    return written
 
 
 def main() -> None:
@@ -433,19 +456,15 @@ def main() -> None:
     played = time.perf_counter() - started
     now = datetime.now(UTC)
     started = time.perf_counter()
-    rows = rows_for(pool, arguments.tables, now - timedelta(hours=23), timedelta(hours=22))
-    built = time.perf_counter() - started
-    started = time.perf_counter()
-    write(engine, rows)
+    batches = rows_for(pool, arguments.tables, now - timedelta(hours=23), timedelta(hours=22))
+    counted = write(engine, batches)
     written = time.perf_counter() - started
     total = per_table * arguments.tables
     print(
         f"{engine.dialect.name}: {total:,} rounds at {arguments.tables} tables "
-        f"({len(rows['round_inputs']):,} inputs, {len(rows['legs']):,} legs); "
-        f"engine {played:.1f} s for {per_table:,} rounds, rows {built:.1f} s, "
-        f"written {written:.1f} s"
+        f"({counted['round_inputs']:,} inputs, {counted['legs']:,} legs); "
+        f"engine {played:.1f} s for {per_table:,} rounds, rows made and written {written:.1f} s"
     )
-    del rows
     with engine.connect() as conn:
         # The exact edges once (cached), outside the timing.
         build_report(conn, since=now - timedelta(hours=24), until=now, table="t000")
