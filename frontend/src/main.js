@@ -10,6 +10,7 @@ import { Login } from "./components/Login.js";
 import { TablePage } from "./components/Table.js";
 import { History, Recall } from "./components/History.js";
 import { LimitsPage } from "./components/Limits.js";
+import { AdminPage } from "./components/Admin.js";
 import "./styles.css";
 
 const route = signal(location.hash);
@@ -36,7 +37,7 @@ async function logout() {
 function Page() {
   const [, page, id] = route.value.split("/");
   const who = user.value;
-  const needsLogin = ["history", "round", "dealer", "limits"].includes(page);
+  const needsLogin = ["history", "round", "dealer", "limits", "admin"].includes(page);
   if (page === "login" || (needsLogin && !who)) return html`<${Login} next=${page === "login" ? "#/" : route.value} />`;
   switch (page) {
     case "table": return html`<${TablePage} key=${id} id=${decodeURIComponent(id)} />`;
@@ -46,6 +47,9 @@ function Page() {
       }
       return html`<${TablePage} key=${`dealer-${id}`} id=${decodeURIComponent(id)} dealer=${true} />`;
     case "history": return html`<${History} />`;
+    case "admin":
+      if (who.role !== "admin") return html`<p class="error" role="alert">The back office is for admin accounts only.</p>`;
+      return html`<${AdminPage} />`;
     case "limits": return plays.value ? html`<${LimitsPage} />` : html`<p class="error" role="alert">Limits are for players' accounts.</p>`;
     case "round": return html`<${Recall} key=${id} id=${decodeURIComponent(id)} />`;
     default: return html`<${Lobby} />`;

@@ -16,6 +16,7 @@ export function SessionBar({ onLogout }) {
       <a href="#/">Lobby</a>
       ${who && html`<a href="#/history">History</a>`}
       ${plays.value && html`<a href="#/limits">Limits</a>`}
+      ${who?.role === "admin" && html`<a href="#/admin">Back office</a>`}
     </nav>
     <div class="session" aria-label="your session">
       ${who && !plays.value ? html`
