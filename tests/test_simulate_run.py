@@ -595,3 +595,40 @@ def test_counting_figures_share_one_basis_the_round_of_every_box_without_voids()
     assert counting["sd_per_100_rounds"] == result.sd_per_100_rounds()
     assert counting["n0_rounds"] == (result.n0() if mu > 0 else None)
     json.dumps(counting, allow_nan=False)
+
+
+def test_the_bet_ramp_sets_the_bet_at_each_true_count() -> None:
+    """``--ramp``: the default is the true count less one (held within the spread), the
+    same as its steps written out; a flat ramp bets one unit at every count and plays
+    the same cards as a run without a count."""
+    from croupier.simulate import kernel
+
+    rules = find_rules("rws-v5")
+    run = {"rounds": 20_000, "seed": 6, "chunk_rounds": 10_000}
+    default = simulate(rules, spread=(1, 8), **run)  # type: ignore[arg-type]
+    written = tuple((count, count - 1) for count in range(3, 10))
+    assert simulate(rules, spread=(1, 8), ramp=written, **run) == default  # type: ignore[arg-type]
+    assert default.ramp is None
+    assert default.to_json()["counting"]["ramp"] == "initial bets = true count - 1"  # type: ignore[index]
+    flat = simulate(rules, spread=(1, 8), ramp=((-20, 1),), **run)  # type: ignore[arg-type]
+    t = flat.tally
+    assert t[kernel.T_WAGERED] == t[kernel.T_ROUNDS] * flat.unit
+    plain = simulate(rules, **run)  # type: ignore[arg-type]
+    assert t[kernel.T_NET] == plain.tally[kernel.T_NET]
+    steep = simulate(rules, spread=(1, 8), ramp=((1, 8),), **run)  # type: ignore[arg-type]
+    assert steep.tally[kernel.T_WAGERED] > default.tally[kernel.T_WAGERED]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--ramp", "1:1"], "error: --ramp needs --count hi-lo\n"),
+        (["--count", "hi-lo", "--ramp", "2:2,1:1"], "error: --ramp 2:2,1:1: expected TC:BETS"),
+        (["--count", "hi-lo", "--ramp", "1:0"], "error: --ramp 1:0: expected TC:BETS"),
+        (["--count", "hi-lo", "--ramp", "\uff11:1"], "error: --ramp"),
+    ],
+)
+def test_a_bad_ramp_is_one_line_and_exit_2(arguments: list[str], message: str) -> None:
+    result = CliRunner().invoke(cli, ["simulate", "--rounds", "100", *arguments])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1

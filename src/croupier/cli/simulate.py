@@ -181,6 +181,13 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
     metavar="LOW-HIGH",
     help="The bet spread in initial bets by true count, e.g. 1-8.",
 )
+@click.option(
+    "--ramp",
+    default=None,
+    metavar="TC:BETS,...",
+    help="The bet by true count, held within the spread, e.g. 1:1,2:2,3:4,4:8 "
+    "(at +1 and up one bet, at +2 two...); initial bets = true count - 1 when omitted.",
+)
 @click.option("--indices", is_flag=True, help="Play the Illustrious 18 index plays.")
 @click.option(
     "--bankroll",
@@ -231,6 +238,7 @@ def simulate(
     side_bet_settings: tuple[str, ...],
     count: str | None,
     spread: str | None,
+    ramp: str | None,
     indices: bool,
     bankroll: float | None,
     seed: int,
@@ -255,18 +263,26 @@ def simulate(
             chart = read_chart(Path(strategy_name), rules)
         except CroupierError as error:
             _fail(f"--strategy: {error}")
-    if (spread is not None or indices or bankroll is not None) and count is None:
-        option = "--spread" if spread is not None else "--indices" if indices else "--bankroll"
-        _fail(f"{option} needs --count hi-lo")
+    needs_count: dict[str, object] = {
+        "--spread": spread,
+        "--ramp": ramp,
+        "--indices": indices or None,
+        "--bankroll": bankroll,
+    }
+    given_alone = [option for option, value in needs_count.items() if value is not None]
+    if given_alone and count is None:
+        _fail(f"{given_alone[0]} needs --count hi-lo")
     if bankroll is not None and not math.isfinite(bankroll):
         _fail(f"--bankroll {bankroll}: a bankroll is a finite number of initial bets")
-    from croupier.simulate.counting import parse_spread
+    from croupier.simulate.counting import parse_ramp, parse_spread
     from croupier.simulate.run import simulate as run
 
     parsed_spread = None
+    parsed_ramp = None
     if count is not None:
         try:
             parsed_spread = parse_spread(spread or "1-8")
+            parsed_ramp = parse_ramp(ramp) if ramp is not None else None
         except CroupierError as error:
             _fail(str(error))
     side_bets = _side_bets(side_bet_settings)
@@ -312,6 +328,7 @@ def simulate(
                 side_bet_amounts=side_bets,
                 strategy=chart,
                 spread=parsed_spread,
+                ramp=parsed_ramp,
                 indices=indices,
                 workers=processes,
                 progress=lambda done: bar.update(task, completed=done),
@@ -448,6 +465,9 @@ def _print(result: object, bankroll: float | None) -> None:
     if result.spread is not None:
         from croupier.simulate.run import ROUND_BASIS
 
+        ramp = result.ramp
+        steps = ", ".join(f"{bets} at {count:+d}" for count, bets in ramp) if ramp else ""
+        table.add_row("bet ramp", steps or "initial bets = true count - 1")
         table.add_row("counting figures per round", ROUND_BASIS)
         table.add_row("win per 100 rounds", f"{result.win_per_100_rounds():+.3f} minimum bets")
         table.add_row("sd per 100 rounds", f"{result.sd_per_100_rounds():.3f} minimum bets")

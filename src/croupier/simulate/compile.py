@@ -231,6 +231,7 @@ def compile_game(
     indices: bool = False,
     session: int = 0,
     session_bets: int = 100,
+    ramp: Sequence[tuple[int, int]] | None = None,
 ) -> CompiledGame:
     """Compile ``rules`` for the kernel, ``boxes`` boxes each with ``side_bets``.
 
@@ -243,6 +244,9 @@ def compile_game(
         spread: the Hi-Lo bet spread, lowest and highest bet in initial bets; ``None``
             bets one initial bet always.
         indices: play the Illustrious 18 index plays (with ``spread``).
+        ramp: the bet at each true count, as ``(true count, initial bets)`` steps
+            (:func:`~croupier.simulate.counting.ramp_table`); the true count less one
+            when not given.  Held within ``spread``.
         session: rounds in a session for the session histogram; 0 for none.
         session_bets: the session histogram's half width, in initial bets.
 
@@ -282,6 +286,10 @@ def compile_game(
     if spread is not None:
         p[kernel.P_COUNT] = 1
         p[kernel.P_SPREAD_LOW], p[kernel.P_SPREAD_HIGH] = spread
+        from croupier.simulate.counting import ramp_table
+
+        table = ramp_table(ramp, spread, kernel.RAMP_LOW, kernel.RAMP_SIZE)
+        p[kernel.P_RAMP : kernel.P_RAMP + kernel.RAMP_SIZE] = table
     p[kernel.P_INDICES] = indices
     p[kernel.P_SESSION] = session
     p[kernel.P_HIST_BETS] = session_bets

@@ -2,10 +2,11 @@
 
 The kernel keeps the Hi-Lo running count (2 to 6 count +1, 7 to 9 nothing, tens and
 Aces -1) of every card dealt since the shuffle, and before each round takes the true
-count, the running count per deck left, rounded down.  The bet is the true count in
-initial bets, held between the spread's low and high ends.  Index plays use the true
-count at the start of the round; insurance (the first of the eighteen) is taken at
-+3 or more.
+count, the running count per deck left, rounded down.  The bet follows a ramp from
+the true count to initial bets (``--ramp``; the true count less one by default, the
+usual ramp: one bet at +2, two at +3), held between the spread's low and high ends.
+Index plays use the true count at the start of the round; insurance (the first of
+the eighteen) is taken at +3 or more.
 
 >>> from croupier.presets import find_rules
 >>> from croupier.analysis.strategy import derive_strategy
@@ -16,6 +17,9 @@ count at the start of the round; insurance (the first of the eighteen) is taken 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -23,9 +27,10 @@ from croupier.analysis.strategy import BasicStrategy
 from croupier.errors import RulesError
 from croupier.simulate.compile import NO_INDEX
 
-__all__ = ["ILLUSTRIOUS_18", "illustrious_18", "parse_spread"]
+__all__ = ["ILLUSTRIOUS_18", "illustrious_18", "parse_ramp", "parse_spread", "ramp_table"]
 
 _HIT, _STAND, _DOUBLE = 0, 1, 2
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 #: (kind, hard total or pair points, up card points (1 the Ace), index, play at or above).
 #: Insurance at +3 is played by the kernel itself.
 ILLUSTRIOUS_18 = (
@@ -95,3 +100,55 @@ def parse_spread(text: str) -> tuple[int, int]:
     if not 1 <= spread[0] <= spread[1] <= 1000:
         raise RulesError(message)
     return spread
+
+
+def parse_ramp(text: str) -> tuple[tuple[int, int], ...]:
+    """A bet ramp such as ``1:1,2:2,3:4,4:8``: at each true count and above it (up to
+    the next), that many initial bets.  True counts rise; bets are 1 to 1000.
+
+    >>> parse_ramp("1:1, 2:2, 3:4, 4:8")
+    ((1, 1), (2, 2), (3, 4), (4, 8))
+    >>> parse_ramp("2:2,1:1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    croupier.errors.RulesError: --ramp 2:2,1:1: expected TC:BETS,... with rising true counts...
+    """
+    message = (
+        f"--ramp {text}: expected TC:BETS,... with rising true counts and bets from 1 to "
+        "1000, such as 1:1,2:2,3:4,4:8"
+    )
+    steps: list[tuple[int, int]] = []
+    for part in text.split(","):
+        count, colon, bets = part.strip().partition(":")
+        count, bets = count.strip(), bets.strip()
+        if not colon or not _INTEGER.fullmatch(count) or not bets.isascii() or not bets.isdigit():
+            raise RulesError(message)
+        step = (int(count), int(bets))
+        if not 1 <= step[1] <= 1000 or (steps and step[0] <= steps[-1][0]):
+            raise RulesError(message)
+        steps.append(step)
+    return tuple(steps)
+
+
+def ramp_table(
+    ramp: Sequence[tuple[int, int]] | None, spread: tuple[int, int], low: int, size: int
+) -> list[int]:
+    """The bet at each true count from ``low`` (``size`` of them), held within
+    ``spread``: the ramp's steps, or the true count less one without a ramp.
+
+    >>> ramp_table(None, (1, 8), -1, 12)
+    [1, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 8]
+    >>> ramp_table(((1, 2), (3, 4)), (1, 8), -1, 6)
+    [1, 1, 2, 2, 4, 4]
+    """
+    table: list[int] = []
+    for true_count in range(low, low + size):
+        if ramp is None:
+            bets = true_count - 1
+        else:
+            bets = spread[0]
+            for count, step in ramp:
+                if true_count >= count:
+                    bets = step
+        table.append(min(max(bets, spread[0]), spread[1]))
+    return table

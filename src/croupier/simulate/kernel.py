@@ -80,7 +80,10 @@ P_SPREAD_HIGH = 27
 P_INDICES = 28
 P_SESSION = 29  # rounds in a session, for the session histogram
 P_HIST_BETS = 30  # the session histogram's half width, in initial bets
-P_SIZE = 31
+P_RAMP = 31  # the bet ramp: initial bets at each true count from RAMP_LOW, RAMP_SIZE of them
+RAMP_LOW = -20  # the true counts past the ramp's ends bet as its end does
+RAMP_SIZE = 41
+P_SIZE = P_RAMP + RAMP_SIZE
 
 # -- the hand table: one row per hand, boxes * 4 rows
 H_HARD = 0
@@ -460,7 +463,8 @@ def _play(
             left = n - pos
             # The true count: the running count per deck left, rounded down.
             true_count = (running * 52) // left if left > 0 else 0
-            multiple = min(max(true_count, low), high)
+            step = min(max(true_count - RAMP_LOW, 0), RAMP_SIZE - 1)
+            multiple = min(max(p[P_RAMP + step], low), high)
             for b in range(boxes):
                 bets[b] = multiple * unit
         start = pos

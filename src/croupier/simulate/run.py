@@ -282,6 +282,9 @@ class SimulationResult:
     running: tuple[tuple[int, float, float], ...] = field(repr=False, default=())
     side_bet_amounts: tuple[Fraction, ...] = ()
     side_scale: int = 1
+    #: The bet ramp's ``(true count, initial bets)`` steps; ``None``: the true count
+    #: less one (:func:`~croupier.simulate.counting.ramp_table`).
+    ramp: tuple[tuple[int, int], ...] | None = None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SimulationResult):
@@ -462,6 +465,11 @@ class SimulationResult:
         if self.spread is not None:
             counting: dict[str, object] = {
                 "spread": list(self.spread),
+                "ramp": (
+                    [list(step) for step in self.ramp]
+                    if self.ramp is not None
+                    else "initial bets = true count - 1"
+                ),
                 "basis": ROUND_BASIS,
                 "win_per_100_rounds": self.win_per_100_rounds(),
                 "sd_per_100_rounds": self.sd_per_100_rounds(),
@@ -590,6 +598,7 @@ def simulate(
     strategy: BasicStrategy | None = None,
     spread: tuple[int, int] | None = None,
     indices: bool = False,
+    ramp: Sequence[tuple[int, int]] | None = None,
     workers: int = 1,
     chunk_rounds: int = CHUNK_ROUNDS,
     progress: Progress | None = None,
@@ -609,6 +618,8 @@ def simulate(
             spread its exact value is computed beside the result.
         spread: a Hi-Lo bet spread ``(low, high)`` in initial bets, or ``None``.
         indices: play the Illustrious 18 index plays (with a spread).
+        ramp: the bet at each true count, ``(true count, initial bets)`` steps held
+            within the spread; the true count less one when omitted.
         workers: processes playing chunks; 1 plays them here.
         chunk_rounds: rounds per chunk.
         progress: called with the rounds done after each chunk.
@@ -637,6 +648,7 @@ def simulate(
         indices=indices,
         session=SESSION_ROUNDS,
         session_bets=SESSION_BETS,
+        ramp=ramp,
     )
     # A chunk sums the squares of the side bets' results in int64: refuse stakes so fine
     # (a side-bet unit the smallest common fraction of them all) that the sums could overflow.
@@ -748,6 +760,7 @@ def simulate(
         interrupted=interrupted,
         side_bets=tuple(side_bets),
         spread=spread,
+        ramp=tuple(ramp) if ramp is not None else None,
         side_bet_amounts=tuple(
             (side_bet_amounts or {}).get(side_bet, Fraction(1)) for side_bet in side_bets
         ),
