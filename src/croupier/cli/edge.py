@@ -120,6 +120,10 @@ def _print(sheet: ParSheet, console: Console) -> None:
         f"stand-off {_percent(td.round_push)}, loss {_percent(td.round_loss)}; "
         f"blackjack {_percent(td.blackjack)}"
     )
+    if rules.max_split_hands > 2:
+        from croupier.analysis.report import SD_NOTE
+
+        console.print(f"[dim]{SD_NOTE}[/dim]")
     if sheet.stated_rtp is not None:
         difference = td.rtp - float(sheet.stated_rtp)
         console.print(
