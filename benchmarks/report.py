@@ -444,27 +444,37 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=20, help="tables they are played at")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=2, help="reports timed")
+    parser.add_argument(
+        "--no-fill", action="store_true", help="time the report over the rounds already there"
+    )
     arguments = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="croupier-report-bench-")
     url = arguments.db or f"sqlite:///{folder}/bench.db"
     engine = db.connect(url)
     db.migrate(engine)
-    empty(engine)
-    per_table = max(arguments.rounds // arguments.tables, 1)
-    started = time.perf_counter()
-    pool = play_pool(per_table, arguments.seed)
-    played = time.perf_counter() - started
     now = datetime.now(UTC)
-    started = time.perf_counter()
-    batches = rows_for(pool, arguments.tables, now - timedelta(hours=23), timedelta(hours=22))
-    counted = write(engine, batches)
-    written = time.perf_counter() - started
-    total = per_table * arguments.tables
-    print(
-        f"{engine.dialect.name}: {total:,} rounds at {arguments.tables} tables "
-        f"({counted['round_inputs']:,} inputs, {counted['legs']:,} legs); "
-        f"engine {played:.1f} s for {per_table:,} rounds, rows made and written {written:.1f} s"
-    )
+    if arguments.no_fill:
+        with engine.connect() as conn:
+            total = int(conn.exec_driver_sql("SELECT count(*) FROM rounds").scalar_one())
+            first = conn.exec_driver_sql("SELECT min(created_at) FROM rounds").scalar_one()
+        now = (first if first.tzinfo else first.replace(tzinfo=UTC)) + timedelta(hours=23)
+        print(f"{engine.dialect.name}: {total:,} rounds already there")
+    else:
+        empty(engine)
+        per_table = max(arguments.rounds // arguments.tables, 1)
+        started = time.perf_counter()
+        pool = play_pool(per_table, arguments.seed)
+        played = time.perf_counter() - started
+        started = time.perf_counter()
+        batches = rows_for(pool, arguments.tables, now - timedelta(hours=23), timedelta(hours=22))
+        counted = write(engine, batches)
+        written = time.perf_counter() - started
+        total = per_table * arguments.tables
+        print(
+            f"{engine.dialect.name}: {total:,} rounds at {arguments.tables} tables "
+            f"({counted['round_inputs']:,} inputs, {counted['legs']:,} legs); engine "
+            f"{played:.1f} s for {per_table:,} rounds, rows made and written {written:.1f} s"
+        )
     with engine.connect() as conn:
         # The exact edges once (cached), outside the timing.
         build_report(conn, since=now - timedelta(hours=24), until=now, table="t000")

@@ -183,30 +183,46 @@ def _placed(dialect: str, scope: Scope, statuses: Sequence[str]) -> sa.Subquery:
     at "No more bets" (bets added up, a withdrawn bet gone, a side bet without a main
     bet on its box given back as the engine gives it back)."""
     text = round_inputs.c.input
-    bets = (
+    # One read of the inputs for both: the bets and the withdrawals.
+    moves = (
         sa.select(
             round_inputs.c.round_id,
             round_inputs.c.seq,
+            _op_is(text, "bet").label("is_bet"),
             _arg(dialect, text, "player").label("player"),
             sa.cast(_arg(dialect, text, "box"), sa.Integer).label("box"),
             sa.func.coalesce(_arg(dialect, text, "bet"), "main").label("bet"),
-            _units(dialect, _arg(dialect, text, "amount")).label("units"),
+            _arg(dialect, text, "amount").label("amount"),
         )
         .join(rounds, rounds.c.id == round_inputs.c.round_id)
-        .where(scope.rounds_where(*statuses), _op_is(text, "bet"))
+        .where(
+            scope.rounds_where(*statuses),
+            sa.or_(_op_is(text, "bet"), _op_is(text, "withdraw")),
+        )
+        .cte("moves")
+    )
+    bets = (
+        sa.select(
+            moves.c.round_id,
+            moves.c.seq,
+            moves.c.player,
+            moves.c.box,
+            moves.c.bet,
+            _units(dialect, moves.c.amount).label("units"),
+        )
+        .where(moves.c.is_bet)
         .cte("bets")
     )
     withdrawn = (
         sa.select(
-            round_inputs.c.round_id,
-            _arg(dialect, text, "player").label("player"),
-            sa.cast(_arg(dialect, text, "box"), sa.Integer).label("box"),
-            sa.func.coalesce(_arg(dialect, text, "bet"), "main").label("bet"),
-            sa.func.max(round_inputs.c.seq).label("last"),
+            moves.c.round_id,
+            moves.c.player,
+            moves.c.box,
+            moves.c.bet,
+            sa.func.max(moves.c.seq).label("last"),
         )
-        .join(rounds, rounds.c.id == round_inputs.c.round_id)
-        .where(scope.rounds_where(*statuses), _op_is(text, "withdraw"))
-        .group_by(round_inputs.c.round_id, sa.text("2"), sa.text("3"), sa.text("4"))
+        .where(~moves.c.is_bet)
+        .group_by(moves.c.round_id, moves.c.player, moves.c.box, moves.c.bet)
         .cte("withdrawn")
     )
     kept = (
