@@ -632,3 +632,23 @@ def test_a_bad_ramp_is_one_line_and_exit_2(arguments: list[str], message: str) -
     result = CliRunner().invoke(cli, ["simulate", "--rounds", "100", *arguments])
     assert result.exit_code == 2
     assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
+
+
+def test_a_short_run_without_workers_given_plays_in_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker takes seconds to start: without ``--workers`` a run gets one per idle
+    core and per 50,000,000 rounds, so a short run on a machine of many idle cores
+    plays here, and a long one on a busy machine spreads only over the cores idle."""
+    import os
+
+    from croupier.cli import simulate as command
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    result = CliRunner().invoke(cli, ["simulate", "--rules", "live", "--rounds", "3000", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["workers"] == 1
+    assert command.default_workers(4 * command.ROUNDS_PER_WORKER) == 4
+    monkeypatch.setattr(os, "getloadavg", lambda: (13.7, 0.0, 0.0))
+    assert command.default_workers(10**10) == 2

@@ -206,7 +206,8 @@ def _side_bets(settings: tuple[str, ...]) -> dict[SideBet, Fraction]:
     "--workers",
     type=click.IntRange(min=1),
     default=None,
-    help="Processes; every core when omitted.",
+    help="Processes; when omitted, one per idle core and per 50,000,000 rounds "
+    "(a worker takes seconds to start: a short run plays here).",
 )
 @click.option(
     "--cluster",
@@ -295,7 +296,7 @@ def simulate(
             check_plot_path(plot_path)
         except CroupierError as error:
             _fail(_flagged("--plot", error))
-    processes = workers if workers is not None else (os.cpu_count() or 1)
+    processes = workers if workers is not None else default_workers(rounds)
     client = None
     submit = None
     if cluster is not None:
@@ -374,6 +375,30 @@ def simulate(
         _print(result, bankroll)
     if result.interrupted:
         raise click.exceptions.Exit(stop.status)
+
+
+#: The rounds a worker process must have to play to pay for its start (a few seconds
+#: of importing and loading the kernel, some 25,000,000 rounds of one core).
+ROUNDS_PER_WORKER = 50_000_000
+
+
+def default_workers(rounds: int, cores: int | None = None, load: float | None = None) -> int:
+    """The worker processes a run gets when ``--workers`` is not given: one per idle
+    core (the cores less the last minute's load), and no more than one per
+    :data:`ROUNDS_PER_WORKER` rounds, so that workers never make a run slower than
+    this process alone would play it.
+
+    >>> default_workers(10**9, cores=16, load=0.0), default_workers(10**9, cores=16, load=12.4)
+    (16, 4)
+    >>> default_workers(20_000_000, cores=16, load=0.0), default_workers(10**9, cores=2, load=3.0)
+    (1, 1)
+    """
+    if cores is None:
+        cores = os.cpu_count() or 1
+    if load is None:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    idle = int(cores - load + 0.5)
+    return max(1, min(cores, idle, rounds // ROUNDS_PER_WORKER))
 
 
 def _run_stoppable(
