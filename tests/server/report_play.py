@@ -18,6 +18,18 @@ from croupier.server.schema import accounts, legs, rounds, transactions
 Bettor = Callable[[TableRuntime, random.Random], Decimal | None]
 
 
+class SeededShuffles:
+    """Stands in for the system's generator in the server's shoe
+    (``monkeypatch.setattr(croupier.server.shoes, "secrets", SeededShuffles(seed))``):
+    shuffles that a test can repeat."""
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+
+    def SystemRandom(self) -> random.Random:
+        return self.random
+
+
 def flat(amount: str) -> Bettor:
     """The same bet every round."""
     return lambda runtime, rng: Decimal(amount)

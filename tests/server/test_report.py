@@ -19,13 +19,19 @@ from croupier.backoffice.errors import ReportError
 from croupier.backoffice.report import build_report
 from croupier.cli import cli
 from croupier.presets import find_rules
-from croupier.server import db
+from croupier.server import db, shoes
 from croupier.server.runtime import TableRuntime
 from croupier.server.schema import play_sessions, users
-from tests.server.report_play import Bettor, flat, leg_sums, play, scattered
+from tests.server.report_play import Bettor, SeededShuffles, flat, leg_sums, play, scattered
 from tests.server.tables import make_users, table
 
 CENT = Decimal("0.01")
+
+
+@pytest.fixture(autouse=True)
+def repeatable_shuffles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's shoes shuffled from a seed: the same rounds every run."""
+    monkeypatch.setattr(shoes, "secrets", SeededShuffles(4))
 
 
 def _window() -> tuple[datetime, datetime]:

@@ -8,11 +8,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from croupier.backoffice.report import build_report
-from croupier.server import accounts, db
+from croupier.server import accounts, db, shoes
 from croupier.server.app import create_app
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings
-from tests.server.report_play import flat, play, scattered
+from tests.server.report_play import SeededShuffles, flat, play, scattered
 from tests.server.tables import PASSWORD, make_users, table
 
 PATHS = (
@@ -22,6 +22,12 @@ PATHS = (
     "/api/admin/irregularities",
     "/api/admin/hold?table=live-test",
 )
+
+
+@pytest.fixture(autouse=True)
+def repeatable_shuffles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's shoes shuffled from a seed: the same rounds every run."""
+    monkeypatch.setattr(shoes, "secrets", SeededShuffles(4))
 
 
 def _login(client: TestClient, name: str) -> dict[str, str]:

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser
 
-from croupier.server import accounts, db
+from croupier.server import accounts, db, shoes
 from croupier.server.runtime import TableConfig
-from tests.server.report_play import flat, play, scattered
+from tests.server.report_play import SeededShuffles, flat, play, scattered
 from tests.server.tables import PASSWORD, make_users, table
 from tests.server.test_browser import Player, browser, expect_contains, serve
 
 __all__ = ["browser"]  # the browser fixture, shared with the table's browser tests
+
+
+@pytest.fixture(autouse=True)
+def repeatable_shuffles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's shoes shuffled from a seed: the same rounds every run."""
+    monkeypatch.setattr(shoes, "secrets", SeededShuffles(4))
 
 
 def test_an_admin_reads_the_back_office_and_a_player_cannot(

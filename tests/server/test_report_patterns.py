@@ -16,7 +16,7 @@ from croupier.backoffice.report import build_report
 from croupier.backoffice.shuffle import shuffle_health
 from croupier.server import rounds_store, shoes
 from croupier.server.shoes import ServerShoe
-from tests.server.report_play import counter, flat, play, scattered
+from tests.server.report_play import SeededShuffles, counter, flat, play, scattered
 from tests.server.tables import make_users, table
 
 ROUNDS = 400
@@ -67,23 +67,12 @@ def test_flat_bettors_are_flagged_as_rarely_as_said_and_a_spread_counter_always(
     assert advantage.FLAT_BETTOR_FLAGGED < 1e-4
 
 
-class _SeededShuffles:
-    """Stands in for the system's generator in the server's shoe: shuffles that the
-    test can repeat."""
-
-    def __init__(self, seed: int) -> None:
-        self.random = random.Random(seed)
-
-    def SystemRandom(self) -> random.Random:
-        return self.random
-
-
 def test_a_seeded_counter_among_flat_bettors_is_flagged_and_they_are_not(
     engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Six decks dealt to two thirds (casino-to-go), 400 rounds: the counter's bets
     follow the count, the flat bettor's and the random bettor's do not."""
-    monkeypatch.setattr(shoes, "secrets", _SeededShuffles(2026))
+    monkeypatch.setattr(shoes, "secrets", SeededShuffles(2026))
     ids = make_users(engine, "ann", "bob", "cyd", chips="1000000.00")
     runtime = table(engine, ids, "casino-to-go")
     play(

@@ -308,6 +308,10 @@ def build_report(
         conn.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")
         # Its statements are planned once each: compiling them costs more than it saves.
         conn.exec_driver_sql("SET LOCAL jit = off")
+        # Every statement sums most of its rows: hash joins, never a lookup per row (the
+        # planner guesses few of the legs are players' or the house's, a hundred counts
+        # from unnest, and would look each one up in a nested loop).
+        conn.exec_driver_sql("SET LOCAL enable_nestloop = off")
     _check(conn, scope)
     wanted = set(SECTIONS if sections is None else sections)
     unknown = wanted - set(SECTIONS)
