@@ -33,6 +33,10 @@ def parse_moment(text: str, option: str) -> datetime:
     '2026-11-27T00:00:00+00:00'
     >>> parse_moment("2026-11-27T10:30+01:00", "--since").isoformat()
     '2026-11-27T09:30:00+00:00'
+    >>> parse_moment("0001-01-01T00:00+05:00", "--since")
+    Traceback (most recent call last):
+    ...
+    croupier.cli.shared.UserError: --since '0001-01-01T00:00+05:00' is out of range in UTC
     >>> parse_moment("yesterday", "--since")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -46,7 +50,10 @@ def parse_moment(text: str, option: str) -> datetime:
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise UserError(f"{option} {text!r} is out of range in UTC") from None
 
 
 @click.command("report")
