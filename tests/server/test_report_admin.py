@@ -106,3 +106,7 @@ def test_the_answers_are_the_reports_figures(client: TestClient, db_url: str) ->
             "/api/admin/report", params={"since": until, "until": since}, headers=boss
         )
         assert empty.status_code == 422 and "the period is empty" in empty.json()["message"]
+        early = client.get(
+            "/api/admin/tables", params={"since": "0001-01-01T00:00:00+05:00"}, headers=boss
+        )
+        assert early.status_code == 422 and "out of range" in early.json()["message"]

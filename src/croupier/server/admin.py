@@ -47,9 +47,15 @@ Admin = Annotated[accounts.User, Depends(admin_user)]
 
 
 def _utc(moment: datetime | None) -> datetime | None:
-    if moment is None or moment.tzinfo is not None:
-        return None if moment is None else moment.astimezone(UTC)
-    return moment.replace(tzinfo=UTC)
+    """The moment in UTC (UTC when it has no zone); 422 when UTC cannot hold it."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise HttpError(422, "invalid", f"{moment.isoformat()} is out of range in UTC") from None
 
 
 def _report(
