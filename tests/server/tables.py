@@ -16,6 +16,7 @@ import uvicorn
 
 from croupier.presets import find_rules
 from croupier.server import accounts, ledger
+from croupier.server.commits import Committer
 from croupier.server.runtime import TableConfig, TableRuntime
 from croupier.server.shoes import ServerShoe
 
@@ -68,6 +69,7 @@ def table(
     cards: str | None = None,
     *,
     now: float = 0.0,
+    commits: Committer | None = None,
     **settings: object,
 ) -> TableRuntime:
     """A table of ``preset`` whose shoe starts with ``cards`` (a shuffled shoe if None)."""
@@ -75,7 +77,7 @@ def table(
     shoe = None
     if cards is not None:
         shoe = ServerShoe.stacked(cards, decks=find_rules(preset).decks)
-    return TableRuntime(config, engine, ids.__getitem__, now=now, shoe=shoe)
+    return TableRuntime(config, engine, ids.__getitem__, now=now, shoe=shoe, commits=commits)
 
 
 @contextlib.contextmanager

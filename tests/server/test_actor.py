@@ -7,6 +7,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import pytest
 
@@ -174,3 +175,72 @@ def test_a_clock_moved_by_hand_is_read_again_after_recheck_seconds() -> None:
         return table
 
     assert asyncio.run(scenario()).ticks == [1006.0]
+
+
+@dataclass
+class BatchingTable(FakeTable):
+    """A table that records the inputs it was asked to run together."""
+
+    batches: list[int] = field(default_factory=list)
+
+    def together(self, runs: list[Any]) -> list[tuple[Any, Exception | None]]:
+        self.batches.append(len(runs))
+        done: list[tuple[Any, Exception | None]] = []
+        for run in runs:
+            try:
+                done.append((run(), None))
+            except Exception as error:
+                done.append((None, error))
+        return done
+
+
+def test_inputs_queued_side_by_side_run_together_each_answered_and_announced_in_order() -> None:
+    log: list[str] = []
+    table = BatchingTable()
+
+    async def scenario() -> None:
+        actor = TableActor("t", table, clock=time.time)
+        actor.start()
+        gate = threading.Event()
+
+        def work(name: str) -> str:
+            if name == "refused":
+                raise ValueError("no such bet")
+            log.append(f"run {name}")
+            return name
+
+        async def announce(name: str) -> None:
+            log.append(f"announce {name}")
+
+        # The first piece holds the actor while the others queue behind it.
+        first = asyncio.ensure_future(actor.call(lambda: gate.wait(10)))
+        await asyncio.sleep(0.05)
+        calls = [
+            actor.call(partial(work, name), announce, together=True)
+            for name in ("a", "refused", "b")
+        ]
+        calls.append(actor.call(partial(work, "alone"), announce))
+        calls.append(actor.call(partial(work, "c"), announce, together=True))
+        waiting = asyncio.gather(*calls, return_exceptions=True)
+        await asyncio.sleep(0.05)
+        gate.set()
+        await first
+        results = await waiting
+        await actor.stop()
+        assert results[0] == "a" and results[2] == "b" and results[3:] == ["alone", "c"]
+        assert isinstance(results[1], ValueError)
+
+    asyncio.run(scenario())
+    # a, the refused one and b run together; a work not an input runs alone and splits
+    # the queue; c, alone behind it, runs as any work does.
+    assert table.batches == [3]
+    assert log == [
+        "run a",
+        "run b",
+        "announce a",
+        "announce b",
+        "run alone",
+        "announce alone",
+        "run c",
+        "announce c",
+    ]

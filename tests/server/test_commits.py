@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,7 +19,7 @@ from croupier.server import ledger, rounds_store
 from croupier.server.commits import GroupCommit
 from croupier.server.errors import InsufficientFunds
 from croupier.server.schema import transactions
-from tests.server.tables import balance, books, make_crowd
+from tests.server.tables import balance, books, make_crowd, table
 
 D = Decimal
 
@@ -174,3 +176,83 @@ def test_a_write_cannot_wait_for_its_own_commit(engine: sqlalchemy.Engine) -> No
         assert commits.run(lambda conn: "still running") == "still running"
     finally:
         commits.close()
+
+
+def test_a_crowds_bets_run_together_are_one_commit_each_refusal_alone(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """Five bets at one table run together: the one the balance cannot cover
+    (InsufficientFunds, at the ledger) and the one over the box maximum (RWS v5 5.1, at
+    the engine) are refused as they would be alone; the others are in one commit."""
+    ids = make_crowd(engine, "ann", "bob", "cat", "dan", "eve", chips="100.00")
+    commits = GroupCommit(engine)
+    runtime = table(engine, ids, "rws-v5", commits=commits)
+    amounts = {"ann": "10", "bob": "500", "cat": "20", "dan": "30", "eve": "5000.01"}
+    bets = [
+        partial(runtime.apply, "bet", name, {"box": box, "amount": amount}, now=1, key=name)
+        for box, (name, amount) in enumerate(amounts.items(), start=1)
+    ]
+    try:
+        got = runtime.together(bets)
+    finally:
+        commits.close()
+    assert (commits.commits, commits.writes) == (1, 1)
+    assert [type(error).__name__ if error else None for _, error in got] == [
+        None,
+        "InsufficientFunds",
+        None,
+        None,
+        "BetError",
+    ]
+    assert [(bet.player, bet.amount) for bet in runtime.round.placed_bets] == [
+        ("ann", D("10")),
+        ("cat", D("20")),
+        ("dan", D("30")),
+    ]
+    assert [entry["player"] for entry in runtime.record["inputs"]] == ["ann", "cat", "dan"]
+    with engine.connect() as conn:
+        stored = rounds_store.load_round(conn, runtime.round_id)
+    assert [entry["player"] for entry in stored.record["inputs"]] == [
+        "ann",
+        "cat",
+        "dan",
+    ]
+    assert [balance(engine, ids[name]) for name in amounts] == [
+        D("90.00"),
+        D("100.00"),
+        D("80.00"),
+        D("70.00"),
+        D("100.00"),
+    ]
+    assert books(engine) == []
+
+
+def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
+    engine: sqlalchemy.Engine,
+) -> None:
+    ids = make_crowd(engine, "ann", "bob", chips="100.00")
+    runtime = table(engine, ids, "rws-v5")
+    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1, key="a1")
+    before = json.dumps(runtime.record)
+
+    def refuse_commit(_conn: sqlalchemy.Connection) -> None:
+        raise sqlalchemy.exc.OperationalError("COMMIT", {}, Exception("the disk is full"))
+
+    sqlalchemy.event.listen(engine, "commit", refuse_commit)
+    try:
+        got = runtime.together(
+            [
+                partial(runtime.apply, "bet", "bob", {"box": 2, "amount": "20"}, now=2, key="b1"),
+                partial(runtime.apply, "bet", "ann", {"box": 3, "amount": "5"}, now=2, key="a2"),
+            ]
+        )
+    finally:
+        sqlalchemy.event.remove(engine, "commit", refuse_commit)
+    assert all(isinstance(error, sqlalchemy.exc.OperationalError) for _, error in got)
+    assert json.dumps(runtime.record) == before
+    assert [(bet.player, bet.box) for bet in runtime.round.placed_bets] == [("ann", 1)]
+    assert [balance(engine, ids[name]) for name in ("ann", "bob")] == [D("90.00"), D("100.00")]
+    # The table goes on: the same keys are new commands still, and are taken.
+    runtime.apply("bet", "bob", {"box": 2, "amount": "20"}, now=3, key="b1")
+    assert balance(engine, ids["bob"]) == D("80.00")
+    assert books(engine) == []

@@ -32,9 +32,9 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from croupier.server.ownership import TableLost
 
@@ -46,6 +46,8 @@ R = TypeVar("R")
 
 #: Seconds before a clock whose work failed (a database error) is tried again.
 RETRY_SECONDS = 0.5
+#: The most inputs run together as one write.
+MOST_TOGETHER = 64
 
 
 async def stop_task(task: asyncio.Task[Any] | None) -> None:
@@ -69,6 +71,12 @@ class _Table(Protocol):
     def tick(self, now: float) -> Any: ...
 
 
+class _Together(Protocol):
+    """A table that runs several inputs as one write (``TableRuntime.together``)."""
+
+    def together(self, runs: Sequence[Callable[[], Any]]) -> list[tuple[Any, Exception | None]]: ...
+
+
 @dataclass
 class _Work:
     run: Callable[[], Any]
@@ -76,6 +84,8 @@ class _Work:
     done: asyncio.Future[Any] | None
     #: When it was queued (the loop's monotonic clock).
     queued: float
+    #: An input that may be run together with the inputs queued beside it.
+    together: bool = False
 
 
 class TableActor:
@@ -123,14 +133,20 @@ class TableActor:
         self,
         run: Callable[[], R],
         then: Callable[[R], Awaitable[None]] | None = None,
+        *,
+        together: bool = False,
     ) -> R:
         """Run ``run`` in turn (in a worker thread), then ``then`` with its result on the loop.
+
+        With ``together``, ``run`` is an input to the table: it is run with the inputs
+        queued beside it as one write (the table's ``together``), and each one's
+        ``then`` follows in order once they have all been committed.
 
         Returns what ``run`` returned, or raises what it raised (``then`` is skipped).
         """
         loop = self._running()
         done: asyncio.Future[Any] = loop.create_future()
-        self._work.append(_Work(run, then, done, loop.time()))
+        self._work.append(_Work(run, then, done, loop.time(), together))
         self._wake.set()
         result: R = await done
         return result
@@ -182,7 +198,14 @@ class TableActor:
     async def _run(self) -> None:
         while True:
             while self._work:
-                await self._do(self._work.popleft())
+                work = self._work.popleft()
+                if not work.together:
+                    await self._do(work)
+                    continue
+                batch = [work]
+                while self._work and self._work[0].together and len(batch) < MOST_TOGETHER:
+                    batch.append(self._work.popleft())
+                await self._do_together(batch)
             await self._clock()
             if self._work:
                 continue
@@ -214,12 +237,7 @@ class TableActor:
         try:
             result = await asyncio.to_thread(work.run)
         except Exception as error:
-            self._lost_if(error)
-            if work.done is not None:
-                if not work.done.done():
-                    work.done.set_exception(error)
-            else:
-                _log.exception("table %s: queued work failed", self.name)
+            self._failed(work, error)
             return
         try:
             if work.then is not None:
@@ -228,6 +246,38 @@ class TableActor:
             _log.exception("table %s: announcing a result failed", self.name)
         if work.done is not None and not work.done.done():
             work.done.set_result(result)
+
+    async def _do_together(self, batch: list[_Work]) -> None:
+        """Inputs run together (see :meth:`call`): each answered as :meth:`_do` would."""
+        batch = [work for work in batch if work.done is None or not work.done.done()]
+        if not batch:
+            return
+        table = cast("_Together | None", getattr(self.table, "together", None) and self.table)
+        if len(batch) == 1 or table is None:
+            for work in batch:
+                await self._do(work)
+            return
+        self.lag = asyncio.get_running_loop().time() - batch[0].queued
+        outcomes = await asyncio.to_thread(table.together, [work.run for work in batch])
+        for work, (result, error) in zip(batch, outcomes, strict=True):
+            if error is not None:
+                self._failed(work, error)
+                continue
+            try:
+                if work.then is not None:
+                    await work.then(result)
+            except Exception:
+                _log.exception("table %s: announcing a result failed", self.name)
+            if work.done is not None and not work.done.done():
+                work.done.set_result(result)
+
+    def _failed(self, work: _Work, error: Exception) -> None:
+        self._lost_if(error)
+        if work.done is not None:
+            if not work.done.done():
+                work.done.set_exception(error)
+        else:
+            _log.error("table %s: queued work failed", self.name, exc_info=error)
 
     async def _clock(self) -> None:
         """Run the table's clock if a deadline has passed."""

@@ -750,7 +750,8 @@ class Hub:
                 await first({"seq": outcome.seq, "retried": False})
             await self.announce(table, outcome, balances)
 
-        outcome, _ = await actor.call(apply, announce)
+        # Run with the inputs queued beside it (a crowd's bets): one commit for them all.
+        outcome, _ = await actor.call(apply, announce, together=True)
         if outcome.retried and first is not None:
             await first({"seq": outcome.seq, "retried": True})
         return {"seq": outcome.seq, "retried": outcome.retried}

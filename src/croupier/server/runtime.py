@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -61,6 +61,7 @@ SYSTEM_OPS = ops_for(Issuer.TABLE)
 OPS = PLAYER_OPS | DEALER_OPS | SYSTEM_OPS
 
 _OVER = (Phase.SETTLED, Phase.VOID)
+R = TypeVar("R")
 _NOTHING = Decimal(0)
 
 
@@ -140,6 +141,18 @@ class _Deadline:
 class _Seat:
     user: str
     away_since: float | None = None
+
+
+@dataclass
+class _Saved:
+    """A table's state between inputs (:meth:`TableRuntime.together`)."""
+
+    record: dict[str, Any]
+    confirmed: set[str]
+    on_table: dict[str, Decimal] | None
+    joined: set[tuple[str, int]]
+    deadline: _Deadline | None
+    now: float
 
 
 @dataclass
@@ -239,6 +252,8 @@ class TableRuntime:
         self._joined: set[tuple[str, int]] = set()
         #: Seconds the last input's transaction took (:attr:`Outcome.close_seconds`).
         self._close_seconds = 0.0
+        # The transaction of the inputs run together (see together), while they run.
+        self._in: sa.Connection | None = None
         # The round's inputs by (player, key), for the round of that id (see _keys).
         self._keyed: dict[tuple[str | None, str], int] = {}
         self._keyed_round: str | None = None
@@ -403,6 +418,60 @@ class TableRuntime:
             close_seconds=self._close_seconds if over else None,
         )
 
+    def together(self, runs: Sequence[Callable[[], R]]) -> list[tuple[R | None, Exception | None]]:
+        """Run several inputs to this table (``runs``, each calling :meth:`apply`), in
+        order, as one write: each input's record and money in a savepoint of one
+        transaction, committed once for all of them (a crowd's bets in one commit).
+
+        Returns what each run returned or raised.  An input refused (by the engine, the
+        ledger or the player's limits) is rolled back alone, as it would be on its own,
+        and the next sees the table without it.  If the commit fails, none of them
+        happened: the table is as it was before the first, and each is given the error.
+        """
+        saved = self._saved()
+
+        def write(conn: sa.Connection) -> list[tuple[R | None, Exception | None]]:
+            self._in = conn
+            try:
+                done: list[tuple[R | None, Exception | None]] = []
+                for run in runs:
+                    try:
+                        done.append((run(), None))
+                    except Exception as error:
+                        if conn.invalidated or not conn.in_transaction():
+                            raise  # the transaction is gone: the commit fails
+                        done.append((None, error))
+                return done
+            finally:
+                self._in = None
+
+        try:
+            return self.commits.run(write)
+        except Exception as error:
+            self._restore(saved)
+            return [(None, error) for _ in runs]
+
+    def _saved(self) -> _Saved:
+        """What inputs change in the table, to put back if their commit fails."""
+        return _Saved(
+            self.record,
+            set(self.confirmed),
+            None if self._on_table is None else dict(self._on_table),
+            self._joined,
+            self.deadline,
+            self._now,
+        )
+
+    def _restore(self, saved: _Saved) -> None:
+        self.record = saved.record
+        self.round = self._rebuild(saved.record)
+        self.confirmed = saved.confirmed
+        self._on_table = saved.on_table
+        self._joined = saved.joined
+        self.deadline = saved.deadline
+        self._now = saved.now
+        self._keyed_round = None  # the index of keys is made again from the record
+
     def _keys(self) -> dict[tuple[str | None, str], int]:
         """The round's inputs by (player, idempotency key): a retry is found at once,
         however many inputs the round has (a crowd betting behind)."""
@@ -543,8 +612,14 @@ class TableRuntime:
                 users = {*balances, *balances_at_end} if over else set(balances) & moved
                 read.update(ledger.balances(conn, users))
 
-        self.commits.run(write)
-        # Committed: these players are in the round's books (asked again after a restart).
+        if self._in is not None:
+            # One of several inputs run together: in a savepoint of their transaction.
+            with self._in.begin_nested():
+                write(self._in)
+        else:
+            self.commits.run(write)
+        # Committed (or, run together, to be committed with the others): these players
+        # are in the round's books (asked again after a restart).
         self._joined = set() if over else self._joined | joined
         self._close_seconds = time.perf_counter() - started
         return staked
