@@ -115,7 +115,7 @@ _NOW = re.compile(r'"now"\s*:\s*(-?[0-9.eE+-]+)')
 #: The Prometheus histogram of the settlement transaction's seconds.
 ROUND_CLOSE = "croupier_round_close_seconds"
 #: The gauges of the group commit: transactions made, and the inputs they carried.
-COMMITS = ("croupier_commits", "croupier_commit_writes")
+COMMITS = ("croupier_commits", "croupier_commit_inputs")
 #: A bucket's bound, its label "le" (not the end of another label's name, "table").
 _LE = re.compile(r'[{,]\s*le="([^"]*)"')
 #: This repository's root, where ``git worktree`` is run.

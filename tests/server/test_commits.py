@@ -90,7 +90,7 @@ def test_writes_that_wait_together_are_committed_together(engine: sqlalchemy.Eng
         commits.close()
     assert all(isinstance(transaction, int) for transaction in got)
     # The holding write's commit, then one commit for the eight that waited.
-    assert (commits.commits, commits.writes) == (2, 9)
+    assert (commits.commits, commits.writes, commits.inputs) == (2, 9, 9)
     assert {balance(engine, user) for user in ids.values()} == {D("90.00")}
     assert books(engine) == []
 
@@ -196,7 +196,7 @@ def test_a_crowds_bets_run_together_are_one_commit_each_refusal_alone(
         got = runtime.together(bets)
     finally:
         commits.close()
-    assert (commits.commits, commits.writes) == (1, 1)
+    assert (commits.commits, commits.writes, commits.inputs) == (1, 1, 5)
     assert [type(error).__name__ if error else None for _, error in got] == [
         None,
         "InsufficientFunds",

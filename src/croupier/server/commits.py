@@ -57,7 +57,7 @@ MOST_WRITES = 64
 class Committer(Protocol):
     """Runs a write (a function of a connection in a transaction) and commits it."""
 
-    def run(self, write: Callable[[sa.Connection], T]) -> T: ...
+    def run(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> T: ...
 
 
 class OneByOne:
@@ -71,16 +71,17 @@ class OneByOne:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
 
-    def run(self, write: Callable[[sa.Connection], T]) -> T:
+    def run(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> T:
         with self.engine.begin() as conn:
             return write(conn)
 
 
 class _Write:
-    __slots__ = ("future", "write")
+    __slots__ = ("future", "inputs", "write")
 
-    def __init__(self, write: Callable[[sa.Connection], Any]) -> None:
+    def __init__(self, write: Callable[[sa.Connection], Any], inputs: int) -> None:
         self.write = write
+        self.inputs = inputs
         self.future: Future[Any] = Future()
 
 
@@ -98,12 +99,17 @@ class GroupCommit:
         self._waiting: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        #: Commits made, and the writes they carried (for the metrics and the tests).
+        #: Commits made, and the writes and the inputs they carried (for the metrics and
+        #: the tests).
         self.commits = 0
         self.writes = 0
+        self.inputs = 0
 
-    def run(self, write: Callable[[sa.Connection], T]) -> T:
+    def run(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> T:
         """Run ``write`` in the next commit; its result once that has committed.
+
+        ``inputs``: the tables' inputs the write carries (a table's inputs run together
+        are one write), for the count of inputs a commit carries.
 
         Raises:
             what ``write`` raised (its savepoint rolled back), or what the commit
@@ -111,7 +117,7 @@ class GroupCommit:
         """
         if threading.current_thread() is self._thread:
             raise RuntimeError("a write cannot wait for the commit that runs it")
-        item = _Write(write)
+        item = _Write(write, inputs)
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(
@@ -169,6 +175,7 @@ class GroupCommit:
             return
         self.commits += 1
         self.writes += len(batch)
+        self.inputs += sum(item.inputs for item in batch)
         for item, result, error in done:
             if error is None:
                 item.future.set_result(result)

@@ -268,7 +268,7 @@ class Hub:
         self.commits = GroupCommit(engine)
         self.metrics = Metrics()
         self.metrics.watch_commits(
-            partial(getattr, self.commits, "commits"), partial(getattr, self.commits, "writes")
+            partial(getattr, self.commits, "commits"), partial(getattr, self.commits, "inputs")
         )
         self._ids: dict[str, int] = {}
         self._limiters: dict[int, RateLimiter] = {}

@@ -100,9 +100,9 @@ class Metrics:
             "Transactions the group commit has committed since the process started.",
             registry=registry,
         )
-        self.commit_writes = Gauge(
-            "croupier_commit_writes",
-            "Writes (a table's input each) those transactions carried.",
+        self.commit_inputs = Gauge(
+            "croupier_commit_inputs",
+            "The tables' inputs those transactions carried.",
             registry=registry,
         )
 
@@ -121,10 +121,10 @@ class Metrics:
         self.lag.labels(table=table).set_function(lag)
         self.queue.labels(table=table).set_function(queue)
 
-    def watch_commits(self, commits: Callable[[], float], writes: Callable[[], float]) -> None:
+    def watch_commits(self, commits: Callable[[], float], inputs: Callable[[], float]) -> None:
         """Read the group commit's counts from these functions when metrics are scraped."""
         self.commits.set_function(commits)
-        self.commit_writes.set_function(writes)
+        self.commit_inputs.set_function(inputs)
 
     def render(self) -> tuple[bytes, str]:
         """The metrics in Prometheus' text format, and its content type."""

@@ -446,7 +446,7 @@ class TableRuntime:
                 self._in = None
 
         try:
-            return self.commits.run(write)
+            return self.commits.run(write, inputs=len(runs))
         except Exception as error:
             self._restore(saved)
             return [(None, error) for _ in runs]
