@@ -83,7 +83,7 @@ def together(
 def test_writes_that_wait_together_are_committed_together(engine: sqlalchemy.Engine) -> None:
     ids = make_crowd(engine, *(f"player{n}" for n in range(8)), chips="100.00")
     open_round(engine, "r1")
-    commits = GroupCommit(engine)
+    commits = GroupCommit(engine, threads=1)
     try:
         got = together(commits, [bet(user, "r1", "10.00", f"bet:{user}") for user in ids.values()])
     finally:
@@ -101,7 +101,7 @@ def test_a_refused_write_is_rolled_back_alone(
     ids = make_crowd(engine, "ann", "bob", "cat", chips="100.00")
     open_round(engine, "r1")
     ledger.log_movements(engine)
-    commits = GroupCommit(engine)
+    commits = GroupCommit(engine, threads=1)
     with caplog.at_level(logging.INFO, logger="croupier.money"):
         try:
             got = together(
@@ -134,7 +134,7 @@ def test_a_refused_write_is_rolled_back_alone(
 def test_a_commit_that_fails_fails_every_write_in_it(engine: sqlalchemy.Engine) -> None:
     ids = make_crowd(engine, "ann", "bob", chips="100.00")
     open_round(engine, "r1")
-    commits = GroupCommit(engine)
+    commits = GroupCommit(engine, threads=1)
     failing = [True]
 
     def refuse_commit(_conn: sqlalchemy.Connection) -> None:
@@ -255,4 +255,29 @@ def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
     # The table goes on: the same keys are new commands still, and are taken.
     runtime.apply("bet", "bob", {"box": 2, "amount": "20"}, now=3, key="b1")
     assert balance(engine, ids["bob"]) == D("80.00")
+    assert books(engine) == []
+
+
+def test_several_threads_commit_side_by_side_and_every_write_lands(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """Several threads may commit (each takes what waits when it is free); each write
+    lands once, whichever thread took it."""
+    ids = make_crowd(engine, *(f"player{n}" for n in range(24)), chips="100.00")
+    for user in ids.values():
+        open_round(engine, f"r{user}")
+    commits = GroupCommit(engine, threads=3)
+    try:
+        threads = [
+            threading.Thread(target=commits.run, args=(bet(user, f"r{user}", "5.00", f"b{user}"),))
+            for user in ids.values()
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        commits.close()
+    assert commits.inputs == commits.writes == 24 and 1 <= commits.commits <= 24
+    assert {balance(engine, user) for user in ids.values()} == {D("95.00")}
     assert books(engine) == []

@@ -142,6 +142,29 @@ def test_a_claim_waits_for_a_fenced_write_in_flight(postgres_url: str) -> None:
 
 
 @pytest.mark.postgres
+def test_the_owners_renewal_never_waits_for_its_tables_fenced_writes(postgres_url: str) -> None:
+    """A busy table's transactions hold its lease row (FOR KEY SHARE) one after another:
+    the owner's renewal (an UPDATE of no key) goes through them at once, so a busy
+    process never loses its tables for want of a renewal."""
+    engine = db.connect(postgres_url)
+    owner = Ownership(engine)
+    try:
+        epoch = owner.claim("rws")
+        assert epoch is not None
+        with engine.begin() as conn:
+            fence(conn, "rws", epoch)
+            renewed: list[set[str]] = []
+            renewing = threading.Thread(target=lambda: renewed.append(owner.renew()))
+            renewing.start()
+            renewing.join(timeout=5)
+            assert renewed == [set()]  # renewed while the write is in flight, none lost
+        assert owner.held == {"rws": epoch}
+    finally:
+        owner.release()
+        engine.dispose()
+
+
+@pytest.mark.postgres
 def test_the_renewals_run_in_their_own_thread_and_report_what_is_lost(postgres_url: str) -> None:
     engine = db.connect(postgres_url)
     first = Ownership(engine, lease_seconds=0.6, renew_seconds=0.1)

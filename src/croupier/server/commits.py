@@ -5,12 +5,14 @@ committed.  A transaction costs the same whatever it holds: a connection from th
 ``BEGIN`` (on SQLite, the database's write lock), ``COMMIT`` (a write of the log, a
 round trip to PostgreSQL).  Written one at a time, that is most of what an input costs.
 
-A :class:`GroupCommit` has one thread that writes.  A table's worker hands it a write (a
-function of a connection) and waits.  The thread takes every write waiting at that
-moment, runs them in one transaction, each in a savepoint of its own, and commits once;
-then each waiting worker has its write's result, or the error that refused it.  The
-busier the process, the more writes each commit carries; alone, a write is committed as
-soon as it arrives (in a transaction of its own, without a savepoint).
+A :class:`GroupCommit` has one thread that writes: SQLite has one write lock, so a
+second writer would only wait for it; on PostgreSQL, two commits side by side could lock
+two players' accounts in opposite orders and deadlock.  A table's worker hands it a
+write (a function of a connection) and waits.  The thread takes every write waiting at
+that moment, runs them in one transaction, each in a savepoint of its own, and commits
+once; then each waiting worker has its write's result, or the error that refused it.
+The busier the process, the more writes each commit carries; alone, a write is
+committed as soon as it arrives (in a transaction of its own, without a savepoint).
 
 What a write's caller is promised is what a transaction of its own gave it:
 
@@ -91,13 +93,15 @@ class GroupCommit:
     Args:
         engine: the database.
         most: the most writes one commit carries.
+        threads: the threads that commit, each taking what waits when it is free.
     """
 
-    def __init__(self, engine: sa.Engine, *, most: int = MOST_WRITES) -> None:
+    def __init__(self, engine: sa.Engine, *, most: int = MOST_WRITES, threads: int = 1) -> None:
         self.engine = engine
         self.most = most
+        self.threads = threads
         self._waiting: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._running: list[threading.Thread] = []
         self._lock = threading.Lock()
         #: Commits made, and the writes and the inputs they carried (for the metrics and
         #: the tests).
@@ -115,26 +119,28 @@ class GroupCommit:
             what ``write`` raised (its savepoint rolled back), or what the commit
             raised (nothing of the commit happened).
         """
-        if threading.current_thread() is self._thread:
+        if threading.current_thread() in self._running:
             raise RuntimeError("a write cannot wait for the commit that runs it")
         item = _Write(write, inputs)
         with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._loop, name="croupier-commits", daemon=True
-                )
-                self._thread.start()
+            if not self._running:
+                self._running = [
+                    threading.Thread(target=self._loop, name=f"croupier-commits-{n}", daemon=True)
+                    for n in range(self.threads)
+                ]
+                for thread in self._running:
+                    thread.start()
             self._waiting.put(item)
         result: T = item.future.result()
         return result
 
     def close(self) -> None:
-        """Commit what waits, then stop the thread (a later :meth:`run` starts another)."""
+        """Commit what waits, then stop the threads (a later :meth:`run` starts others)."""
         with self._lock:
-            thread, self._thread = self._thread, None
-            if thread is not None:
+            running, self._running = self._running, []
+            for _ in running:
                 self._waiting.put(None)
-        if thread is not None:
+        for thread in running:
             thread.join()
 
     def _loop(self) -> None:
@@ -149,7 +155,7 @@ class GroupCommit:
                     more = self._waiting.get_nowait()
                 except queue.Empty:
                     break
-                if more is None:
+                if more is None:  # the end of a thread: this one's
                     stop = True
                     break
                 batch.append(more)
@@ -173,9 +179,10 @@ class GroupCommit:
             if not isinstance(failed, Exception):
                 raise
             return
-        self.commits += 1
-        self.writes += len(batch)
-        self.inputs += sum(item.inputs for item in batch)
+        with self._lock:
+            self.commits += 1
+            self.writes += len(batch)
+            self.inputs += sum(item.inputs for item in batch)
         for item, result, error in done:
             if error is None:
                 item.future.set_result(result)

@@ -97,12 +97,15 @@ def _now_ms(dialect: str) -> str:
     return "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 
 
-# Every write at a table runs it first (a shared lock on PostgreSQL; SQLite's
-# BEGIN IMMEDIATE already holds every writer off).
+# Every write at a table runs it first (SQLite's BEGIN IMMEDIATE already holds every
+# writer off).  On PostgreSQL it takes the lease row's weakest lock, FOR KEY SHARE: a
+# claim locks the row FOR UPDATE first, so it waits for every fenced transaction to end
+# (and they for it), while the owner's own renewal (an UPDATE of no key) never waits for
+# them, however busy the tables are.
 _FENCE = Prepared(
     sqlalchemy.select(table_leases.c.epoch)
     .where(table_leases.c.table_id == sqlalchemy.bindparam("table"))
-    .with_for_update(read=True)
+    .with_for_update(read=True, key_share=True)
 )
 
 
@@ -180,9 +183,19 @@ class Ownership:
             free += f" OR (renewed_ms < {now} - :stale AND NOT {_OWNER_ALIVE})"
         else:
             free = "1 = 1"  # the file's lock proves no other server lives
-        leases = "table_leases AS l" if self.dialect == "postgresql" else "table_leases"
+        if self.dialect == "postgresql":
+            # The row locked FOR UPDATE first: the claim waits for the transactions
+            # fenced by the lease it replaces (FOR KEY SHARE, which an UPDATE of no key
+            # would not wait for).
+            return (
+                "WITH locked AS (SELECT table_id FROM table_leases "
+                "WHERE table_id = :table FOR UPDATE) "
+                "UPDATE table_leases AS l SET epoch = epoch + 1, owner = :owner, "
+                f"owner_key = :key, renewed_ms = {now}, expires_ms = {now} + :lease "
+                f"WHERE table_id IN (SELECT table_id FROM locked) AND ({free}) RETURNING epoch"
+            )
         return (
-            f"UPDATE {leases} SET epoch = epoch + 1, owner = :owner, owner_key = :key, "
+            "UPDATE table_leases SET epoch = epoch + 1, owner = :owner, owner_key = :key, "
             f"renewed_ms = {now}, expires_ms = {now} + :lease "
             f"WHERE table_id = :table AND ({free}) RETURNING epoch"
         )
