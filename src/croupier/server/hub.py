@@ -25,10 +25,9 @@ from croupier.errors import CroupierError
 from croupier.events import BetReturned
 from croupier.presets import Preset, find_preset
 from croupier.round import Phase
-from croupier.server import accounts, ledger
+from croupier.server import accounts, commits, ledger
 from croupier.server.actor import TableActor
 from croupier.server.cluster import GRACE_SECONDS, Claims
-from croupier.server.commits import GroupCommit
 from croupier.server.db import normalize_url
 from croupier.server.errors import (
     InsufficientFunds,
@@ -264,8 +263,8 @@ class Hub:
     ) -> None:
         self.engine = engine
         self.settings = settings
-        #: The tables' writes, committed together (one transaction for all that wait).
-        self.commits = GroupCommit(engine)
+        #: How the tables' writes are committed (together on SQLite).
+        self.commits = commits.for_engine(engine)
         self.metrics = Metrics()
         self.metrics.watch_commits(
             partial(getattr, self.commits, "commits"), partial(getattr, self.commits, "inputs")
