@@ -19,7 +19,7 @@ def round(file: Any, indent: int) -> None:
     """Play one scripted round from FILE (or - for stdin) and print it as JSON.
 
     The script names the rules, the shoe's top cards in dealing order, the bets and
-    each player's decisions; see the README for the format.
+    each player's decisions; its format is in docs/round-script.md.
     """
     from croupier.errors import CroupierError
     from croupier.script import play_script
