@@ -455,7 +455,9 @@ def test_bad_input_on_the_page_gets_a_clear_message_and_changes_nothing(
     expect_contains(page.locator("[data-box='3'] .holder"), "bob")
     ann.chip("5.00")
     page.click("[data-spot='3:main']")
-    expect_contains(page.locator(".notice"), "box 3 is taken by bob; bet behind once bob has bet")
+    expect_contains(page.locator(".notice"), "box 3 is taken by bob")
+    # live has no standing players: nobody is told to bet behind him.
+    assert "behind" not in page.locator(".notice").inner_text()
 
     ann.chip("500.00")
     page.click("[data-spot='1:perfect_pairs']")
@@ -778,6 +780,27 @@ def test_text_on_the_felt_has_a_contrast_of_at_least_4_5(rws_site: Site, browser
     low = [(item["text"], round(item["ratio"], 2)) for item in measured if item["ratio"] < 4.5]
     assert low == [], f"text under 4.5:1 on the felt: {low}"
     ann.close()
+
+
+def test_a_box_with_another_players_bet_is_taken_where_nobody_bets_behind(
+    live_site: Site, browser: Browser
+) -> None:
+    """live has no standing players ("The Bet": one player to a box; only RWS v5 1.26
+    has bets behind): once ann has bet on box 1, bob's spot there says Taken and takes
+    no chip."""
+    ann = Player(browser, live_site)
+    bob = Player(browser, live_site)
+    ann.sign_up("ann")
+    bob.sign_up("bob")
+    ann.sit_at("live")
+    bob.sit_at("live")
+    ann.chip("5.00")
+    ann.page.click("[data-spot='1:main']")
+    taken = bob.page.locator("[data-spot='1:main']")
+    expect_contains(taken, "Taken")
+    assert taken.is_disabled()
+    ann.close()
+    bob.close()
 
 
 def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Browser) -> None:

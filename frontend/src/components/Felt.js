@@ -74,10 +74,14 @@ function Box({ number, count, table, view, onSpot, chipSelected, stop, onStop, d
     const onTable = sum(bets.filter((b) => b.bet === bet).map((b) => b.amount));
     const mine = sum(bets.filter((b) => b.bet === bet && b.player === you).map((b) => b.amount));
     const main = bet === "main";
-    const label = main ? (holder && holder !== you && bets.some((b) => b.bet === "main") ? "Bet behind" : "Bet") : sideBetName(bet);
+    // Another player's box with his bet on it: a bet behind him where the rules have
+    // standing players (RWS v5 1.26), none elsewhere.
+    const others = main && holder && holder !== you && bets.some((b) => b.bet === "main");
+    const closed = others && view.bets_behind === false;
+    const label = main ? (others ? (closed ? "Taken" : "Bet behind") : "Bet") : sideBetName(bet);
     const won = results.filter((r) => r.bet === bet && r.hand === null);
     return html`<button type="button" class=${`spot ${main ? "main" : "side"}${mine.gt(0) ? " mine" : ""}${onTable.gt(0) ? " staked" : ""}`}
-      data-spot=${`${number}:${bet}`} disabled=${!betting || !you} ...${roving(`${number}:${bet}`)}
+      data-spot=${`${number}:${bet}`} disabled=${!betting || !you || closed} ...${roving(`${number}:${bet}`)}
       aria-label=${`${label} on box ${number}${onTable.gt(0) ? `, ${format(onTable)} on it` : ""}${mine.gt(0) && !mine.eq(onTable) ? `, ${format(mine)} yours` : ""}`}
       title=${chipSelected ? "" : "Pick a chip first"}
       onClick=${() => onSpot(number, bet)}>

@@ -489,10 +489,9 @@ class TableRuntime:
         if seat is None or seat.user == player or bet != "main":
             return
         if self.round.seated_player(box) is None:
-            raise ActionRefused(
-                f"box {box} is taken by {seat.user}; bet behind once {seat.user} has bet",
-                code="box_taken",
-            )
+            # A bet behind him once he has bet, where the rules have standing players.
+            then = f"; bet behind once {seat.user} has bet" if self.rules.bets_behind else ""
+            raise ActionRefused(f"box {box} is taken by {seat.user}{then}", code="box_taken")
 
     def _store(
         self,

@@ -137,6 +137,8 @@ def public_view(table: Table) -> dict[str, Any]:
         "side_bets": [bet.value for bet in table.rules.side_bets_offered()],
         "minimum_bet": str(table.rules.minimum_bet),
         "maximum_bet": str(table.rules.maximum_bet),
+        # Whether a second player may bet behind a box's seated player (RWS v5 1.26).
+        "bets_behind": table.rules.bets_behind,
         "dealer": {
             "cards": [str(card) for card in visible],
             "total": hand_total(visible).total if visible else 0,

@@ -89,14 +89,14 @@
           dealOrder=${_(i)} />`)}
       </ol>
     </div>
-  </section>`}function qr({number:e,count:t,table:n,view:r,onSpot:i,chipSelected:a,stop:o,onStop:s,dealOrder:c}){let l=n.you.value,u=r.boxes.find(t=>t.box===e),d=r.bets.filter(t=>t.box===e),f=On(r,e),p=e=>({"data-roving":e,tabIndex:e===o?0:-1,onFocus:()=>s(e)}),m=r.results.filter(t=>t.box===e),h=r.phase===`betting`,g=t>1?(e-1)/(t-1):.5,_=r.turn?.box===e?r.turn.hand:null,v=t=>{let n=Z(d.filter(e=>e.bet===t).map(e=>e.amount)),r=Z(d.filter(e=>e.bet===t&&e.player===l).map(e=>e.amount)),o=t===`main`,s=o?f&&f!==l&&d.some(e=>e.bet===`main`)?`Bet behind`:`Bet`:$(t),c=m.filter(e=>e.bet===t&&e.hand===null);return N`<button type="button" class=${`spot ${o?`main`:`side`}${r.gt(0)?` mine`:``}${n.gt(0)?` staked`:``}`}
-      data-spot=${`${e}:${t}`} disabled=${!h||!l} ...${p(`${e}:${t}`)}
-      aria-label=${`${s} on box ${e}${n.gt(0)?`, ${X(n)} on it`:``}${r.gt(0)&&!r.eq(n)?`, ${X(r)} yours`:``}`}
+  </section>`}function qr({number:e,count:t,table:n,view:r,onSpot:i,chipSelected:a,stop:o,onStop:s,dealOrder:c}){let l=n.you.value,u=r.boxes.find(t=>t.box===e),d=r.bets.filter(t=>t.box===e),f=On(r,e),p=e=>({"data-roving":e,tabIndex:e===o?0:-1,onFocus:()=>s(e)}),m=r.results.filter(t=>t.box===e),h=r.phase===`betting`,g=t>1?(e-1)/(t-1):.5,_=r.turn?.box===e?r.turn.hand:null,v=t=>{let n=Z(d.filter(e=>e.bet===t).map(e=>e.amount)),o=Z(d.filter(e=>e.bet===t&&e.player===l).map(e=>e.amount)),s=t===`main`,c=s&&f&&f!==l&&d.some(e=>e.bet===`main`),u=c&&r.bets_behind===!1,g=s?c?u?`Taken`:`Bet behind`:`Bet`:$(t),_=m.filter(e=>e.bet===t&&e.hand===null);return N`<button type="button" class=${`spot ${s?`main`:`side`}${o.gt(0)?` mine`:``}${n.gt(0)?` staked`:``}`}
+      data-spot=${`${e}:${t}`} disabled=${!h||!l||u} ...${p(`${e}:${t}`)}
+      aria-label=${`${g} on box ${e}${n.gt(0)?`, ${X(n)} on it`:``}${o.gt(0)&&!o.eq(n)?`, ${X(o)} yours`:``}`}
       title=${a?``:`Pick a chip first`}
       onClick=${()=>i(e,t)}>
-      <span class="spot-label">${s}</span>
-      ${n.gt(0)&&N`<span class="stack"><${Mr} value=${n} />${r.gt(0)&&!r.eq(n)?N` <small>(yours ${X(r)})</small>`:``}</span>`}
-      ${c.map(e=>N`<${Yr} result=${e} />`)}
+      <span class="spot-label">${g}</span>
+      ${n.gt(0)&&N`<span class="stack"><${Mr} value=${n} />${o.gt(0)&&!o.eq(n)?N` <small>(yours ${X(o)})</small>`:``}</span>`}
+      ${_.map(e=>N`<${Yr} result=${e} />`)}
     </button>`},y=h?[]:m.filter(e=>e.hand===null&&e.bet!==`main`);return N`<li class=${`box${f===l&&l?` yours`:``}`} data-box=${e}
       style=${`--t:${g}`} aria-label=${`box ${e}${f?`, ${f}`:`, free`}`}>
     <div class="seat">
@@ -323,4 +323,4 @@
     <${fn} onLogout=${ji} />
     <main id="main" tabindex="-1"><${Mi} /></main>
     <${hn} />`}W(`/api/me`).then(Ft).catch(()=>Rt()).finally(()=>M(N`<${Pi} />`,document.getElementById(`root`)));
-//# sourceMappingURL=index-l42ABsv_.js.map
+//# sourceMappingURL=index-BmHgLnv9.js.map
