@@ -926,7 +926,9 @@ def report(label: str, played: Played) -> None:
         print(f"  {'':34s} settlement commit: no round closed")
     if played.commits is not None and played.commits[0]:
         made, carried = played.commits
-        print(f"  {'':34s} group commit: {made:.0f} transactions, {carried / made:.2f} inputs each")
+        print(
+            f"  {'':34s} tables' writes: {made:.0f} transactions, {carried / made:.2f} inputs each"
+        )
 
 
 def report_watched(
