@@ -148,7 +148,11 @@ def test_a_planted_bias_fails_the_shuffle_tests_and_the_servers_shoes_pass(
         report = build_report(conn, since=since, until=until)
     health = {entry.table: entry for entry in report.shuffle}
     assert health["fair"].shoes == health["biased"].shoes == 80
-    assert health["fair"].passed is True and health["fair"].verdict == "random"
+    # The server's shoes are the CSPRNG's, not seeded: held to a p-value a fair shoe
+    # falls under once in a million runs, not to the report's 0.001 (which a fair
+    # table fails once in a thousand; the next test holds that rate).
+    fair = health["fair"]
+    assert fair.first_card_p_value > 1e-6 and fair.position_p_value > 1e-6, fair
     assert health["biased"].passed is False
     assert health["biased"].position_p_value < 1e-6
     assert health["biased"].verdict.startswith("not random")
