@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import pytest
 
-from croupier.errors import CroupierError
+from croupier.errors import BetError, CroupierError
 from croupier.events import BetResult, Event
 from croupier.presets import find_preset
 from croupier.round import Round
@@ -108,3 +108,21 @@ def assert_refused(
         turn,
     )
     return message
+
+
+def refuses_a_bet_behind(preset: str) -> None:
+    """At ``preset``, which has no standing players, bob's initial bet on ann's box is
+    refused and changes nothing, while his own box and ann's raise are taken; the same
+    bet behind is taken once the rules say ``bets_behind``."""
+    game = new_round(preset, "", ("ann", 1, "100"))
+    assert not game.rules.bets_behind
+    assert not game.can_place_bet("bob", 1, "50")
+    assert_refused(
+        game,
+        lambda: game.place_bet("bob", 1, "50"),
+        BetError,
+        f"box 1 is ann's; {preset} takes no bets behind a seated player",
+    )
+    game.place_bet("bob", 2, "50")  # a box of his own
+    game.place_bet("ann", 1, "50")  # ann raises her own bet
+    assert new_round(preset, "", ("ann", 1, "100"), ("bob", 1, "50"), bets_behind=True)

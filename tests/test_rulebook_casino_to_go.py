@@ -23,7 +23,14 @@ from croupier.presets import find_preset, find_rules
 from croupier.round import Action, OfferKind, Phase
 from croupier.shoe import ShuffledShoe
 from croupier.table import Table
-from tests.rounds import assert_money, assert_refused, deal, events_of, new_round
+from tests.rounds import (
+    assert_money,
+    assert_refused,
+    deal,
+    events_of,
+    new_round,
+    refuses_a_bet_behind,
+)
 
 PRESET = "casino-to-go"
 
@@ -467,15 +474,4 @@ def test_casino_to_go_no_bet_behind_another_players_box() -> None:
     """The guide's "seven player table" has a player at each box and describes no betting
     behind. bob's initial bet on ann's box is refused and changes nothing; a table that takes
     bets behind says so in its rules (``bets_behind``)."""
-    game = new_round(PRESET, "", ("ann", 1, "100"))
-    assert not game.rules.bets_behind
-    assert not game.can_place_bet("bob", 1, "50")
-    assert_refused(
-        game,
-        lambda: game.place_bet("bob", 1, "50"),
-        BetError,
-        f"box 1 is ann's; {PRESET} takes no bets behind a seated player",
-    )
-    game.place_bet("bob", 2, "50")  # a box of his own
-    game.place_bet("ann", 1, "50")  # ann raises her own bet
-    assert new_round(PRESET, "", ("ann", 1, "100"), ("bob", 1, "50"), bets_behind=True)
+    refuses_a_bet_behind(PRESET)

@@ -18,7 +18,14 @@ from croupier.events import BetReturned, CardDealt, PlayerStood, RoundVoided
 from croupier.presets import find_rules
 from croupier.round import Action, OfferKind, Phase, Round
 from croupier.shoe import CompositionCheck, FixedOrder
-from tests.rounds import assert_money, assert_refused, deal, events_of, new_round
+from tests.rounds import (
+    assert_money,
+    assert_refused,
+    deal,
+    events_of,
+    new_round,
+    refuses_a_bet_behind,
+)
 
 PRESET = "rws-v4"
 
@@ -582,15 +589,4 @@ def test_rws_v4_2_1_1_a_no_bet_behind_another_players_box() -> None:
     initial bet": these rules have no standing players (version 5 adds them, 1.26). bob's
     initial bet on ann's box is refused and changes nothing; a table that takes bets behind says
     so in its rules (``bets_behind``)."""
-    game = new_round(PRESET, "", ("ann", 1, "100"))
-    assert not game.rules.bets_behind
-    assert not game.can_place_bet("bob", 1, "50")
-    assert_refused(
-        game,
-        lambda: game.place_bet("bob", 1, "50"),
-        BetError,
-        f"box 1 is ann's; {PRESET} takes no bets behind a seated player",
-    )
-    game.place_bet("bob", 2, "50")  # a box of his own
-    game.place_bet("ann", 1, "50")  # ann raises her own bet
-    assert new_round(PRESET, "", ("ann", 1, "100"), ("bob", 1, "50"), bets_behind=True)
+    refuses_a_bet_behind(PRESET)
