@@ -32,9 +32,9 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 from croupier.server.ownership import TableLost
 
@@ -69,12 +69,6 @@ class _Table(Protocol):
     def deadline(self) -> _Deadline | None: ...
 
     def tick(self, now: float) -> Any: ...
-
-
-class _Together(Protocol):
-    """A table that runs several inputs as one write (``TableRuntime.together``)."""
-
-    def together(self, runs: Sequence[Callable[[], Any]]) -> list[tuple[Any, Exception | None]]: ...
 
 
 @dataclass
@@ -252,13 +246,14 @@ class TableActor:
         batch = [work for work in batch if work.done is None or not work.done.done()]
         if not batch:
             return
-        table = cast("_Together | None", getattr(self.table, "together", None) and self.table)
-        if len(batch) == 1 or table is None:
+        # TableRuntime.together; a table without it runs each input alone.
+        together = getattr(self.table, "together", None)
+        if len(batch) == 1 or together is None:
             for work in batch:
                 await self._do(work)
             return
         self.lag = asyncio.get_running_loop().time() - batch[0].queued
-        outcomes = await asyncio.to_thread(table.together, [work.run for work in batch])
+        outcomes = await asyncio.to_thread(together, [work.run for work in batch])
         for work, (result, error) in zip(batch, outcomes, strict=True):
             if error is not None:
                 self._failed(work, error)
