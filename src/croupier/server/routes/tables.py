@@ -1,5 +1,6 @@
-"""The tables: the lobby's list, each table as a watcher sees it, its log, and what the
-page reads about it (its rules, the basic strategy chart, the exact RTP)."""
+"""The tables: the lobby's list, each table as a watcher sees it, its log and its
+history, and what the page reads about it (its rules, the basic strategy chart, the
+exact RTP)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pydantic import BaseModel
 
 from croupier.describe import describe_rules
 from croupier.presets import find_preset
-from croupier.server.dependencies import Figures, TableHub
+from croupier.server import history
+from croupier.server.dependencies import Database, Figures, TableHub
 from croupier.server.errors import TableUnavailable
 from croupier.server.http_errors import ErrorOut, HttpError
 from croupier.server.runtime import TableConfig
@@ -25,6 +27,8 @@ router = APIRouter(tags=["tables"])
 _NO_TABLE: dict[int | str, dict[str, Any]] = {404: {"model": ErrorOut}}
 #: A table being taken over by another process of the cluster.
 _UNAVAILABLE: dict[int | str, dict[str, Any]] = {503: {"model": ErrorOut}}
+#: The finished rounds' results the history routes have replayed (they never change).
+_HISTORY = history.HistoryCache()
 
 
 class TableOut(BaseModel):
@@ -95,6 +99,24 @@ async def table_log(
     except TableUnavailable as problem:
         raise HttpError(503, "unavailable", str(problem)) from None
     return log
+
+
+@router.get("/api/tables/{table}/history", responses=_NO_TABLE)
+async def table_history(
+    config: Table,
+    database: Database,
+    rounds: Annotated[int, Query(ge=1, le=history.MOST_ROUNDS)] = history.DEFAULT_ROUNDS,
+) -> dict[str, Any]:
+    """The table's history, the same for everyone: the dealer's final hand in each of
+    its last ``rounds`` finished rounds (oldest first; ``null`` for a void round) and
+    his bust rate over those whose hand was played out.  Read from the recorded
+    rounds, so a new tab, another device or a restart shows the same."""
+
+    def read() -> dict[str, Any]:
+        with database.begin() as conn:
+            return history.table_history(conn, config.id, _HISTORY, rounds)
+
+    return await asyncio.to_thread(read)
 
 
 @router.get("/api/tables/{table}/rules", responses=_NO_TABLE)
