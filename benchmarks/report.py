@@ -384,7 +384,9 @@ def write(
         raw = engine.raw_connection()
         try:
             cursor = raw.cursor()
-            cursor.execute("SET statement_timeout = 0")  # the server's own limit is for play
+            # The server's own limits are for play: rows are made between the COPYs.
+            cursor.execute("SET statement_timeout = 0")
+            cursor.execute("SET idle_in_transaction_session_timeout = 0")
             try:
                 # The rows are whole and consistent: no foreign-key check per row (a
                 # superuser's setting; without it the load is only slower).
@@ -392,6 +394,7 @@ def write(
             except Exception:  # not allowed: the checks run
                 raw.rollback()
                 cursor.execute("SET statement_timeout = 0")
+                cursor.execute("SET idle_in_transaction_session_timeout = 0")
             balances: list[tuple[Any, ...]] = []
             for rows in batches:
                 balances += rows.get("balances", [])
