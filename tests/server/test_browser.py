@@ -1341,3 +1341,42 @@ def test_the_live_region_says_the_players_own_turns_and_results_and_nothing_of_o
         assert_balances(site, {ann: "1025.00", bob: "1000.00"})
         ann.close()
         bob.close()
+
+
+@pytest.mark.parametrize(("name", "width", "height"), [("phone", 390, 844), ("desktop", 1280, 800)])
+def test_the_tables_history_is_the_servers_and_a_new_device_sees_it(
+    rws_site: Site, browser: Browser, name: str, width: int, height: int
+) -> None:
+    """The table's last results are kept on the server, for everyone at the table: after
+    ann's round (the dealer's 6+9+K busts), a watcher on another device, who never saw
+    the round, finds it in the table's history with the dealer's bust rate."""
+    touch = {"has_touch": True, "is_mobile": True} if name == "phone" else {}
+    viewport = {"width": width, "height": height}
+    ann = Player(browser, rws_site, viewport=viewport, **touch)
+    ann.sign_up("ann")
+    ann.sit_at("rws")
+    page = ann.page
+    expect_contains(page.locator(".table-history"), "No round finished at this table yet.")
+    page.click("[data-spot='1:main']")
+    page.click("text=Place bets")
+    expect_contains(page.locator(".actions"), "Stand")
+    page.keyboard.press("s")
+    expect_contains(page.locator(".banner"), "You win")
+    history = page.locator(".table-history")
+    expect_text(history.locator(".bead [aria-hidden]"), ["B"])
+    expect_contains(history.locator(".bead"), "Round 1: dealer 25 bust (6D 9C KD)")
+    expect_contains(history, "Dealer busted 1 of his last 1 hand played out (100.0%).")
+
+    watcher = Player(browser, rws_site, viewport=viewport, **touch)
+    watcher.page.goto(f"{rws_site.url}/#/table/rws")
+    seen = watcher.page.locator(".table-history")
+    expect_text(seen.locator(".bead.bust [aria-hidden]"), ["B"])
+    expect_contains(seen, "Dealer busted 1 of his last 1 hand played out (100.0%).")
+    overflow = watcher.page.evaluate(
+        "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+    )
+    assert overflow == 0
+    box = seen.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    watcher.close()
+    ann.close()

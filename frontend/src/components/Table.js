@@ -15,6 +15,7 @@ import { EventLog } from "./EventLog.js";
 import { RulesPanel, StrategyPanel } from "./Panels.js";
 import { DealerConsole } from "./DealerConsole.js";
 import { RecentResults } from "./Outcome.js";
+import { TableHistory } from "./TableHistory.js";
 import { play, soundOn, toggleSound } from "../sound.js";
 import { stepIndex } from "../roving.js";
 import { reveal } from "../reveal.js";
@@ -389,6 +390,7 @@ export function TablePage({ id, dealer = false }) {
         </div>
         ${you && html`<${RecentResults} table=${table} />`}`}
     </section>
+    <${TableHistory} id=${id} ended=${["settled", "void"].includes(view.phase) ? view.round : null} />
     <${EventLog} table=${table} />
     ${panel === "rules" && html`<${RulesPanel} id=${id} onClose=${() => setPanel(null)} />`}
     ${panel === "strategy" && html`<${StrategyPanel} strategy=${strategy} onClose=${() => setPanel(null)} />`}
