@@ -22,7 +22,7 @@ from croupier.backoffice import advantage, queries
 from croupier.backoffice.edges import Edges, edges_for
 from croupier.backoffice.errors import ReportError
 from croupier.backoffice.queries import Scope
-from croupier.backoffice.shuffle import ShuffleHealth, shuffle_health
+from croupier.backoffice.shuffle import ShuffleHealth, shuffle_health_of_ranks
 from croupier.backoffice.statistics import verdict
 from croupier.errors import CroupierError
 from croupier.presets import find_preset
@@ -194,7 +194,8 @@ class Irregularity:
     status: str
     who: str | None
     detail: str
-    #: The record does not name the dealer's account: ``None`` (see docs/report.md).
+    #: The dealer account that entered it (``None``: the table's own, or a record from
+    #: before inputs named their dealer).
     dealer: str | None
     returned: Decimal
 
@@ -308,10 +309,8 @@ def build_report(
         conn.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")
         # Its statements are planned once each: compiling them costs more than it saves.
         conn.exec_driver_sql("SET LOCAL jit = off")
-        # Every statement sums most of its rows: hash joins, never a lookup per row (the
-        # planner guesses few of the legs are players' or the house's, a hundred counts
-        # from unnest, and would look each one up in a nested loop).
-        conn.exec_driver_sql("SET LOCAL enable_nestloop = off")
+        # Its groupings hold a few thousand groups: in memory, never spilled to disk.
+        conn.exec_driver_sql("SET LOCAL work_mem = '64MB'")
     _check(conn, scope)
     wanted = set(SECTIONS if sections is None else sections)
     unknown = wanted - set(SECTIONS)
@@ -320,43 +319,38 @@ def build_report(
             f"no section {sorted(unknown)[0]!r}: the sections are {', '.join(SECTIONS)}"
         )
     rule_sets: dict[tuple[str, str], Rules] = {}
-    names = {row.id: row.name for row in conn.execute(sa.select(users.c.id, users.c.name))}
     player_id = None
     if player is not None:
-        player_id = next(user for user, name in names.items() if name == player)
+        player_id = conn.execute(sa.select(users.c.id).where(users.c.name == player)).scalar_one()
 
+    # Rounds and their money, as the ledger held it when each closed.
     counts: dict[tuple[str, str, str], dict[str, int]] = {}
+    house: dict[tuple[str, str, str], int] = {}
+    staked: dict[tuple[str, str, str], int] = {}
     for row in queries.round_counts(conn, scope):
         key = (row.table_id, row.rules_name, row.rules_version)
         counts.setdefault(key, {})[row.status] = int(row.rounds)
-
-    # Money: the ledger's legs.
-    house: dict[tuple[str, str, str], int] = {}
-    staked: dict[tuple[str, str, str], int] = {}
+        if row.status == "settled":
+            house[key] = house.get(key, 0) + int(row.house_win)
+            staked[key] = staked.get(key, 0) + int(row.staked)
     player_net: dict[tuple[str, str, str], int] = {}
     net_by_user: dict[int, int] = {}
-    for leg in queries.ledger_totals(conn, scope):
-        key = (leg.table, leg.rules_name, leg.rules_version)
-        if leg.account_kind == "house":
-            if leg.status == "settled":
-                house[key] = house.get(key, 0) + leg.units
-            continue
-        user = int(leg.owner)
-        if player_id is not None and user != player_id:
-            continue
-        if leg.status == "settled":
-            player_net[key] = player_net.get(key, 0) + leg.units
-            if leg.transaction_kind in ("stake", "refund"):
-                staked[key] = staked.get(key, 0) - leg.units
-        net_by_user[user] = net_by_user.get(user, 0) + leg.units
+    needs_players = "players" in wanted or "advantage_play" in wanted
+    if needs_players or player_id is not None:
+        if player_id is not None:
+            staked = {}
+        for row in queries.player_money(conn, scope, player_id):
+            net_by_user[row.user_id] = net_by_user.get(row.user_id, 0) + int(row.net or 0)
+            if player_id is not None and row.status == "settled":
+                key = (row.table_id, row.rules_name, row.rules_version)
+                player_net[key] = player_net.get(key, 0) + int(row.net or 0)
+                staked[key] = staked.get(key, 0) + int(row.staked or 0)
 
     # Bets and their theory: the recorded inputs, the exact edges.
     by_table: dict[tuple[str, str, str], _Play] = {}
     by_player: dict[str, _Play] = {}
     edges_by_table: dict[tuple[str, str, str], Edges] = {}
     for totals in queries.bet_totals(conn, scope):
-        if player is not None and totals.player != player:
-            continue
         key = (totals.table, totals.rules_name, totals.rules_version)
         edges = edges_by_table.get(key)
         if edges is None:
@@ -395,7 +389,6 @@ def build_report(
         )
 
     players: list[PlayerFigures] = []
-    needs_players = "players" in wanted or "advantage_play" in wanted
     rows = queries.player_rounds(conn, scope) if needs_players else []
     hours = _hours(conn, scope) if needs_players else {}
     for row in sorted(rows, key=lambda row: row.name):
@@ -422,9 +415,9 @@ def build_report(
         )
 
     irregularities = _irregularities(conn, scope, rule_sets) if "irregularities" in wanted else []
-    shoes = _shoes(conn, scope) if wanted & {"shuffle_health", "advantage_play"} else {}
+    shoes = _shoes(conn, scope) if "shuffle_health" in wanted else {}
     counted = (
-        _advantage(conn, scope, [entry.player for entry in players], shoes)
+        _advantage(conn, scope, [entry.player for entry in players])
         if "advantage_play" in wanted
         else []
     )
@@ -439,10 +432,7 @@ def build_report(
         advantage=counted,
         shuffle=[]
         if "shuffle_health" not in wanted
-        else [
-            shuffle_health(name, [order for _, order in found])
-            for name, found in sorted(shoes.items())
-        ],
+        else [shuffle_health_of_ranks(name, found) for name, found in sorted(shoes.items())],
     )
 
 
@@ -495,6 +485,7 @@ def _irregularities(
     found: list[Irregularity] = []
     for row in rows:
         rules = _rules(row.rules_name, "", rule_sets)
+        dealer = None
         if row.input is None:
             op, who, detail = "void", None, "voided by the engine"
         else:
@@ -502,6 +493,8 @@ def _irregularities(
             op = str(entry["op"])
             args = entry.get("args") or {}
             who = args.get("who") or entry.get("player")
+            if entry.get("by") is not None:
+                dealer = str(entry["by"])
             detail = str(args.get("reason", ""))
             if op == "return_bets":
                 detail = f"box {args.get('box')}"
@@ -517,44 +510,36 @@ def _irregularities(
                 status=row.status,
                 who=None if who is None else str(who),
                 detail=detail,
-                dealer=None,
+                dealer=dealer,
                 returned=_money(money),
             )
         )
     return found
 
 
-def _shoes(conn: sa.Connection, scope: Scope) -> dict[str, list[tuple[int, list[str]]]]:
-    """Each table's shoes shuffled in the period: (first round's number, order)."""
-    shoes: dict[str, list[tuple[int, list[str]]]] = {}
+def _shoes(conn: sa.Connection, scope: Scope) -> dict[str, list[str]]:
+    """Each table's shoes shuffled in the period, as rank letters (a shoe recorded twice,
+    by rounds voided before its first card, counted once)."""
+    shoes: dict[str, list[str]] = {}
     seen: set[tuple[str, str]] = set()
-    for table, number, order in queries.shoe_orders(conn, scope):
-        if (table, order) in seen:
+    for table, _, ranks in queries.shoe_ranks(conn, scope):
+        if (table, ranks) in seen:
             continue
-        seen.add((table, order))
-        shoes.setdefault(table, []).append((int(number), order.replace('"', "").split(",")))
+        seen.add((table, ranks))
+        shoes.setdefault(table, []).append(ranks)
     return shoes
 
 
 def _advantage(
-    conn: sa.Connection,
-    scope: Scope,
-    players: Iterable[str],
-    shoes: dict[str, list[tuple[int, list[str]]]],
+    conn: sa.Connection, scope: Scope, players: Iterable[str]
 ) -> list[advantage.PlayerCount]:
-    """The advantage-play figures of the players with enough rounds: each round's true
-    count worked out over arrays, the bets summed against it by the database."""
+    """The advantage-play figures of the players with enough rounds: the bets summed
+    against each round's true count by the database."""
     wanted = sorted(players)
-    if not wanted or not shoes:
-        return []
-    positions = queries.round_positions(conn, scope)
-    counts = advantage.round_counts(
-        [(row.id, row.table_id, int(row.number), row.position) for row in positions], shoes
-    )
-    if not counts:
+    if not wanted:
         return []
     by_player: dict[str, dict[int, advantage.Sums]] = {}
-    for row in queries.count_sums(conn, scope, counts, wanted):
+    for row in queries.count_sums(conn, scope, wanted):
         by_player.setdefault(row.player, {})[int(row.bucket)] = advantage.Sums(
             n=int(row.n),
             sx=float(row.sx),

@@ -27,7 +27,15 @@ from dataclasses import dataclass
 
 from croupier.backoffice.statistics import chi_square, chi_square_p_value
 
-__all__ = ["FAIL_BELOW", "FEWEST_SHOES", "RANKS", "SEGMENTS", "ShuffleHealth", "shuffle_health"]
+__all__ = [
+    "FAIL_BELOW",
+    "FEWEST_SHOES",
+    "RANKS",
+    "SEGMENTS",
+    "ShuffleHealth",
+    "shuffle_health",
+    "shuffle_health_of_ranks",
+]
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 _RANK_INDEX = {rank: index for index, rank in enumerate(RANKS)} | {"T": 9}
@@ -86,28 +94,59 @@ class ShuffleHealth:
         }
 
 
-def _rank(card: str) -> int:
-    return _RANK_INDEX[card[:-1]]
+#: Each rank as one letter, in the order of :data:`RANKS`.
+RANK_LETTERS = "A23456789TJQK"
 
 
 def shuffle_health(table: str, orders: Sequence[Sequence[str]]) -> ShuffleHealth:
     """The tests over these shoe orders (cards as text, ``"10S"``); the same order
     recorded twice (rounds dealt from one shoe) counts once."""
-    distinct = list({tuple(order): None for order in orders if order})
-    shoes = len(distinct)
+    ranks = ["".join(RANK_LETTERS[_RANK_INDEX[card[:-1]]] for card in order) for order in orders]
+    return shuffle_health_of_ranks(table, ranks)
+
+
+def shuffle_health_of_ranks(table: str, shoes: Sequence[str]) -> ShuffleHealth:
+    """The tests over shoe orders written as rank letters (``"A2T..."``, see
+    :data:`RANK_LETTERS`), counted over whole arrays; the same order twice counts once,
+    and shoes of another size than the most common are left out.
+
+    >>> health = shuffle_health_of_ranks("t1", [RANK_LETTERS * 4])
+    >>> health.shoes, health.first_cards[0]
+    (1, 1)
+    """
+    import numpy as np
+
+    distinct = list(dict.fromkeys(shoe for shoe in shoes if shoe))
     first = [0] * len(RANKS)
     if not distinct:
         return ShuffleHealth(table, 0, tuple(first), 0.0, 1.0, 0.0, 0, 1.0)
-    size = min(len(order) for order in distinct)
-    cells = [[0] * len(RANKS) for _ in range(SEGMENTS)]
+    sizes: dict[int, int] = {}
+    for shoe in distinct:
+        sizes[len(shoe)] = sizes.get(len(shoe), 0) + 1
+    size = max(sizes, key=lambda length: (sizes[length], length))
+    kept = [shoe for shoe in distinct if len(shoe) == size]
+    lookup = np.full(256, len(RANKS), dtype=np.int64)
+    for index, letter in enumerate(RANK_LETTERS):
+        lookup[ord(letter)] = index
+    letters = np.frombuffer("".join(kept).encode("ascii"), dtype=np.uint8)
+    ranks = lookup[letters].reshape(len(kept), size)
+    if (ranks == len(RANKS)).any():
+        ranks = ranks[(ranks < len(RANKS)).all(axis=1)]
+    shoes_count = int(ranks.shape[0])
+    if not shoes_count:
+        return ShuffleHealth(table, 0, tuple(first), 0.0, 1.0, 0.0, 0, 1.0)
+    first = np.bincount(ranks[:, 0], minlength=len(RANKS)).tolist()
     bounds = [size * segment // SEGMENTS for segment in range(SEGMENTS + 1)]
-    for order in distinct:
-        first[_rank(order[0])] += 1
-        for segment in range(SEGMENTS):
-            row = cells[segment]
-            for card in order[bounds[segment] : bounds[segment + 1]]:
-                row[_rank(card)] += 1
-    first_statistic = chi_square(first, [shoes / len(RANKS)] * len(RANKS))
+    segment_of = np.repeat(np.arange(SEGMENTS), np.diff(bounds))
+    cells = (
+        np.bincount(
+            (segment_of[np.newaxis, :] * len(RANKS) + ranks).ravel(),
+            minlength=SEGMENTS * len(RANKS),
+        )
+        .reshape(SEGMENTS, len(RANKS))
+        .tolist()
+    )
+    first_statistic = chi_square(first, [shoes_count / len(RANKS)] * len(RANKS))
     first_p = chi_square_p_value(first_statistic, len(RANKS) - 1)
     # Expected: each stretch holds its share of every rank's cards.
     rank_totals = [sum(cells[s][r] for s in range(SEGMENTS)) for r in range(len(RANKS))]
@@ -123,8 +162,8 @@ def shuffle_health(table: str, orders: Sequence[Sequence[str]]) -> ShuffleHealth
     position_p = chi_square_p_value(position_statistic, degrees)
     return ShuffleHealth(
         table=table,
-        shoes=shoes,
-        first_cards=tuple(first),
+        shoes=shoes_count,
+        first_cards=tuple(int(count) for count in first),
         first_card_chi_square=first_statistic,
         first_card_p_value=first_p,
         position_chi_square=position_statistic,

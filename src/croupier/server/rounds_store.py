@@ -7,6 +7,13 @@ round opens and when it closes: a command costs one small insert, never a rewrit
 the round.  Loading a round puts the two back together.  A round is ``open`` until it
 is ``settled`` or ``void``; a closed round stays closed.  ``round_players`` remembers
 each player's balance before and after.
+
+What the back office sums is written beside the record, worked out once per round
+(:mod:`croupier.backoffice.columns`): the shoe's position, true count and (for a fresh
+shoe) order when the round opens; when it closes, in the same transaction as its
+settlement, one ``round_bets`` row per bet that played, how many of its inputs were
+irregularities, and its money as the ledger's legs of its transactions hold it (the
+house's result, each player's net and stakes).
 """
 
 from __future__ import annotations
@@ -21,11 +28,22 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy import bindparam, select, update
 
+from croupier.backoffice.columns import irregular_inputs, placed_bets, shoe_columns
 from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
 from croupier.server.driver import Prepared
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
-from croupier.server.schema import ROUND_STATUSES, round_inputs, round_players, rounds, users
+from croupier.server.schema import (
+    ROUND_STATUSES,
+    accounts,
+    legs,
+    round_bets,
+    round_inputs,
+    round_players,
+    rounds,
+    transactions,
+    users,
+)
 
 __all__ = [
     "RoundRow",
@@ -123,6 +141,69 @@ def _row(conn: sqlalchemy.Connection, row: sqlalchemy.Row[Any]) -> RoundRow:
 
 
 _STATUS = Prepared(select(rounds.c.status).where(rounds.c.id == bindparam("rid")))
+#: What closing a round writes beside it needs of its row.
+_CLOSING = Prepared(
+    select(
+        rounds.c.status,
+        rounds.c.table_id,
+        rounds.c.rules_name,
+        rounds.c.rules_version,
+        rounds.c.created_at,
+        # Read as the driver gives it (a float): a float column's processor needs the
+        # driver's type code, which a prepared statement does not keep.
+        sqlalchemy.type_coerce(rounds.c.true_count, sqlalchemy.types.NullType()).label(
+            "true_count"
+        ),
+    ).where(rounds.c.id == bindparam("rid"))
+)
+#: The ledger's legs of a round's transactions on players' and the house's accounts,
+#: by account and kind of transaction.
+_MONEY = Prepared(
+    select(
+        accounts.c.kind,
+        accounts.c.owner,
+        transactions.c.kind.label("transaction_kind"),
+        sqlalchemy.func.sum(legs.c.amount).label("units"),
+    )
+    .select_from(
+        transactions.join(legs, legs.c.transaction_id == transactions.c.id).join(
+            accounts, accounts.c.id == legs.c.account_id
+        )
+    )
+    .where(
+        transactions.c.round_id == bindparam("rid"),
+        sqlalchemy.or_(accounts.c.kind == "player", accounts.c.kind == "house"),
+    )
+    .group_by(accounts.c.kind, accounts.c.owner, transactions.c.kind)
+)
+_BETS = Prepared(round_bets.insert())
+_CLOSE_ROUND = Prepared(
+    update(rounds)
+    .where(rounds.c.id == bindparam("rid"))
+    .values(
+        irregular_inputs=bindparam("irregular"),
+        house_win=bindparam("house"),
+        staked=bindparam("held"),
+    )
+)
+_CLOSE_PLAYERS = Prepared(
+    update(round_players)
+    .where(round_players.c.round_id == bindparam("rid"))
+    .values(
+        table_id=bindparam("tid"),
+        opened_at=bindparam("opened"),
+        status=bindparam("to"),
+        net=0,
+        staked=0,
+    )
+)
+_PLAYER_MONEY = Prepared(
+    update(round_players)
+    .where(
+        round_players.c.round_id == bindparam("rid"), round_players.c.user_id == bindparam("uid")
+    )
+    .values(net=bindparam("net_units"), staked=bindparam("staked_units"))
+)
 _NEW_ROUND = Prepared(rounds.insert())
 _INPUTS = Prepared(round_inputs.insert())
 _COUNT_INPUTS = Prepared(
@@ -195,6 +276,7 @@ def create_round(
     if _STATUS.run(conn, {"rid": round_id}).all():
         raise RoundError(f"round {round_id!r} already exists")
     stamp = now if now is not None else utcnow()
+    shoe = shoe_columns(record.get("shoe"))
     _NEW_ROUND.run(
         conn,
         {
@@ -207,6 +289,9 @@ def create_round(
             "record": text,
             "created_at": stamp,
             "updated_at": stamp,
+            "shoe_position": shoe.position,
+            "true_count": shoe.true_count,
+            "shoe_ranks": shoe.ranks,
         },
     )
     _insert_inputs(conn, round_id, 0, inputs)
@@ -296,13 +381,71 @@ def save_round(
         raise RoundError(f"round status {status!r} must be one of {', '.join(ROUND_STATUSES)}")
     text = _header(round_id, record)
     inputs = _inputs(round_id, record)
-    current = _status(conn, round_id)
+    found = _CLOSING.run(conn, {"rid": round_id}).all()
+    if not found:
+        raise NotFound(f"round {round_id!r} does not exist")
+    current = found[0].status
     if current in _CLOSED and status != current:
         raise RoundError(f"round {round_id!r} is {current} and cannot become {status}")
     stored = _stored_inputs(conn, round_id)
     _insert_inputs(conn, round_id, stored, inputs[stored:])
     at = now if now is not None else utcnow()
     _SAVE.run(conn, {"rid": round_id, "text": text, "to": status, "at": at})
+    if current not in _CLOSED and status in _CLOSED:
+        _write_closing(conn, round_id, found[0], status, inputs)
+
+
+def _write_closing(
+    conn: sqlalchemy.Connection, round_id: str, row: Any, status: str, inputs: list[Any]
+) -> None:
+    """What the back office reads of a round that closes: its bets, its irregular
+    inputs, and its money as the ledger's legs of its transactions hold it."""
+    bets = placed_bets([entry for entry in inputs if isinstance(entry, dict)])
+    if bets:
+        _BETS.run_many(
+            conn,
+            [
+                {
+                    "round_id": round_id,
+                    "seq": bet.seq,
+                    "table_id": row.table_id,
+                    "rules_name": row.rules_name,
+                    "rules_version": row.rules_version,
+                    "opened_at": row.created_at,
+                    "status": status,
+                    "player": bet.player[:40],
+                    "box": bet.box,
+                    "kind": bet.kind[:40],
+                    "units": bet.units,
+                    "true_count": row.true_count,
+                }
+                for bet in bets
+            ],
+        )
+    house = held = 0
+    players: dict[int, tuple[int, int]] = {}
+    for kind, owner, transaction_kind, units in _MONEY.run(conn, {"rid": round_id}).all():
+        if kind == "house":
+            house += int(units)
+            continue
+        net, staked = players.get(int(owner), (0, 0))
+        if transaction_kind in ("stake", "refund"):
+            staked -= int(units)
+            held -= int(units)
+        players[int(owner)] = (net + int(units), staked)
+    irregular = irregular_inputs([entry for entry in inputs if isinstance(entry, dict)])
+    _CLOSE_ROUND.run(conn, {"rid": round_id, "irregular": irregular, "house": house, "held": held})
+    _CLOSE_PLAYERS.run(
+        conn, {"rid": round_id, "tid": row.table_id, "opened": row.created_at, "to": status}
+    )
+    if players:
+        _PLAYER_MONEY.run_many(
+            conn,
+            [
+                {"rid": round_id, "uid": user, "net_units": net, "staked_units": staked}
+                for user, (net, staked) in players.items()
+            ],
+        )
 
 
 def load_round(conn: sqlalchemy.Connection, round_id: str) -> RoundRow:

@@ -232,6 +232,8 @@ class TableRuntime:
         self.engine = engine
         self.users = users
         self.seats: dict[int, _Seat] = {}
+        #: Players whose last connection closed, and when (the others are told).
+        self.away: dict[str, float] = {}
         self.deadline: _Deadline | None = None
         self.number = 0
         self.shoe: ServerShoe | None = None
@@ -818,12 +820,17 @@ class TableRuntime:
         for seat in self.seats.values():
             if seat.user == player:
                 seat.away_since = now
+        # Kept while it may matter to the others (a round, a seat's grace period).
+        longest = max(self.config.grace_seconds, 3600.0)
+        self.away = {name: since for name, since in self.away.items() if now - since < longest}
+        self.away[player] = now
 
     def reconnected(self, player: str) -> None:
         """The player is back: his boxes are his again."""
         for seat in self.seats.values():
             if seat.user == player:
                 seat.away_since = None
+        self.away.pop(player, None)
 
     # -- what a viewer sees ---------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ checks that a migrated database reflects back to this metadata.  Money columns h
 integers of minor units (see :data:`croupier.server.ledger.UNIT`).
 
 >>> sorted(metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
-['accounts', 'legs', 'login_throttle', 'play_sessions', 'player_limits', 'round_inputs',
- 'round_players', 'rounds', 'sessions', 'table_leases', 'transactions', 'users']
+['accounts', 'legs', 'login_throttle', 'play_sessions', 'player_limits', 'round_bets',
+ 'round_inputs', 'round_players', 'rounds', 'sessions', 'table_leases', 'transactions', 'users']
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sqlalchemy import (
     Column,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -44,6 +45,7 @@ __all__ = [
     "metadata",
     "play_sessions",
     "player_limits",
+    "round_bets",
     "round_inputs",
     "round_players",
     "rounds",
@@ -182,7 +184,24 @@ rounds = Table(
     Column("record", Text, nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+    # What the back office reads of each round without parsing its record, written with
+    # it (:mod:`croupier.server.rounds_store`).  From the server's shoe as the round
+    # found it (null where the dealer enters the cards): how far it had been dealt, the
+    # hi-lo true count of the cards dealt before the round, and, for the first round
+    # dealt from a freshly shuffled shoe (position 0), its order as one rank letter a
+    # card (``A23456789TJQK``).
+    Column("shoe_position", Integer, nullable=True),
+    Column("true_count", Float, nullable=True),
+    Column("shoe_ranks", Text, nullable=True),
+    # Written when the round closes, from its inputs and from the ledger's legs of its
+    # transactions: how many inputs were irregularities (a void, an interruption, a
+    # return of bets, a walk-away, a time-out), the house's result, and what the
+    # players staked on it, less refunds (minor units).
+    Column("irregular_inputs", Integer, nullable=True),
+    Column("house_win", BigInteger, nullable=True),
+    Column("staked", BigInteger, nullable=True),
     _one_of("status", ROUND_STATUSES, "status"),
+    Index(None, "created_at"),
 )
 
 #: A round's inputs, one row per command as it came (append-only): the round's record in
@@ -203,7 +222,43 @@ round_players = Table(
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
     Column("balance_before", BigInteger, nullable=False),
     Column("balance_after", BigInteger, nullable=True),
+    # Written when the round closes, for the back office to sum without joining the
+    # ledger: the round's table, opening time and status, and the player's legs in its
+    # transactions: their sum (what the round did to his balance) and his stakes less
+    # refunds (minor units).
+    Column("table_id", String(64), nullable=True),
+    Column("opened_at", UTCDateTime(), nullable=True),
+    Column("status", String(16), nullable=True),
+    Column("net", BigInteger, nullable=True),
+    Column("staked", BigInteger, nullable=True),
     PrimaryKeyConstraint("round_id", "user_id"),
+    Index(None, "opened_at"),
+)
+
+#: The bets that played in each closed round, one row each, written when the round
+#: closes (from its inputs, as the engine reads them: a player's bets on a box added up,
+#: a withdrawn bet gone, a side bet on a box without a main bet given back), with the
+#: round's table, rules, opening time, status and true count beside them: the back
+#: office sums them in one read.  ``kind`` is ``"main"``, a side bet's key, or
+#: ``"insurance"`` (its ``units`` null where the input left the amount to the engine:
+#: the most allowed).  ``seq`` is the input that placed it (the last, for a bet added to).
+round_bets = Table(
+    "round_bets",
+    metadata,
+    Column("round_id", String(64), ForeignKey("rounds.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("table_id", String(64), nullable=False),
+    Column("rules_name", String(100), nullable=False),
+    Column("rules_version", String(40), nullable=False),
+    Column("opened_at", UTCDateTime(), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("player", String(40), nullable=False),
+    Column("box", Integer, nullable=False),
+    Column("kind", String(40), nullable=False),
+    Column("units", BigInteger, nullable=True),
+    Column("true_count", Float, nullable=True),
+    PrimaryKeyConstraint("round_id", "seq"),
+    Index(None, "opened_at"),
 )
 
 #: A player's session of play: from his first login until he has been away for the
