@@ -1380,3 +1380,43 @@ def test_the_tables_history_is_the_servers_and_a_new_device_sees_it(
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
     watcher.close()
     ann.close()
+
+
+def test_a_player_gone_mid_round_is_said_with_how_long_the_table_waits(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """ann's tab closes at her turn: bob, on a phone, is told she disconnected and how
+    long the table waits for her hand (the decision clock, then the rulebook's rule),
+    instead of an unexplained pause; when she is back the notice goes."""
+    table = TableConfig(
+        id="live", preset="live", betting_seconds=60, offer_seconds=60, decision_seconds=90
+    )
+    for site in serve(tmp_path, table, shoes={"live": "10C KS 5S 9S 7S 10D 2C 3C 4C"}):
+        ann = Player(browser, site)
+        bob = Player(
+            browser, site, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+        )
+        for player, name in ((ann, "ann"), (bob, "bob")):
+            player.sign_up(name)
+            player.sit_at("live")
+        for player, box in ((ann, 1), (bob, 2)):
+            player.page.click(f"[data-spot='{box}:main']")
+        for player in (ann, bob):
+            player.page.click("text=Place bets")
+        expect_contains(ann.page.locator(".actions"), "Stand")
+        ann.page.close()  # her only tab at the table: her last connection
+        notice = bob.page.locator(".away-notice")
+        expect_contains(notice, "ann disconnected.")
+        expect_contains(notice, re.compile(r"The table waits \d+s for his hand, then plays it"))
+        expect_contains(notice, "draw to 12 or more, then stand")
+        box = notice.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        back = ann.context.new_page()
+        back.goto(f"{site.url}/#/table/live")
+        expect_contains(back.locator(".actions"), "Stand")
+        expect_text(bob.page.locator(".away-notice"), [])
+        back.keyboard.press("s")
+        expect_contains(bob.page.locator(".actions"), "Stand")
+        assert ann.errors == []
+        ann.context.close()
+        bob.close()

@@ -19,6 +19,8 @@ import { TableHistory } from "./TableHistory.js";
 import { play, soundOn, toggleSound } from "../sound.js";
 import { stepIndex } from "../roving.js";
 import { reveal } from "../reveal.js";
+import { awayWords } from "../away.js";
+import { now } from "../clock.js";
 
 const ACTIONS = {
   hit: ["h", "Hit"], stand: ["s", "Stand"], double: ["d", "Double"], split: ["p", "Split"], surrender: ["r", "Surrender"],
@@ -343,6 +345,7 @@ export function TablePage({ id, dealer = false }) {
       <span class=${`link ${table.status.value}`}>${{ open: "", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Disconnected" }[table.status.value]}</span>
     </header>
     <${Felt} table=${table} view=${view} onSpot=${onSpot} chipSelected=${chip} print=${print} />
+    <${Away} table=${table} view=${view} you=${you} />
     <${Notice} table=${table} />
     <${Announcer} key="announcer" table=${table} />
     <section class="controls" aria-label="your controls" tabindex="-1" ref=${controlsRef}>
@@ -402,6 +405,15 @@ function hintCode(view, strategy) {
   const hand = box?.hands.find((h) => h.hand === view.turn.hand);
   if (!hand || !view.dealer.cards.length) return null;
   return strategyCode(strategy, hand.cards, hand.total, hand.soft, view.dealer.cards[0]);
+}
+
+/** The players who left mid-round, and how long the table waits for each (not a live
+ * region: the announcer says only the player's own game). */
+function Away({ table, view, you }) {
+  void now.value; // the seconds left, each second
+  const words = awayWords(view, table.now(), you);
+  if (!words.length) return null;
+  return html`<div class="away-notice">${words.map(({ player, text }) => html`<p key=${player} data-player=${player}>${text}</p>`)}</div>`;
 }
 
 /** The table's latest message to the player; it fades after a while. */

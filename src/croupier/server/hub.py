@@ -665,11 +665,18 @@ class Hub:
         if op == "welcome":
             name, dealer = str(args["viewer"]), bool(args["dealer"])
 
+            back: list[bool] = []
+
             def welcome() -> dict[str, Any]:
+                back.append(name in runtime.away)
                 runtime.reconnected(name)
                 return runtime.view(name, dealer=dealer)
 
-            return await actor.call(welcome)
+            async def returned(_: dict[str, Any]) -> None:
+                if back and back[0]:  # the others were told he was away
+                    await self.broadcast(table, None)
+
+            return await actor.call(welcome, returned)
         if op == "summary":
             watching = int(args["watching"]) + (
                 len(self.connections[table]) if not asked_here else 0
@@ -692,7 +699,7 @@ class Hub:
             return None
         if op == "disconnected":
             name, now = str(args["player"]), float(args["now"])
-            actor.post(lambda: runtime.disconnected(name, now))
+            actor.post(lambda: runtime.disconnected(name, now), self._told_away(table, name))
             return None
         if op == "confirm_bets":
             name, now = str(args["player"]), float(args["now"])
@@ -765,7 +772,8 @@ class Hub:
         (queued at once here; sent on to the process that runs it otherwise)."""
         if table in self.actors:
             runtime = self.runtimes[table]
-            self.actors[table].post(lambda: runtime.disconnected(name, now))
+            told = self._told_away(table, name)
+            self.actors[table].post(lambda: runtime.disconnected(name, now), told)
             return
 
         async def tell() -> None:
@@ -775,6 +783,16 @@ class Hub:
                 _log.warning("table %s: %s's leaving not told: %s", table, name, problem)
 
         self.keep(asyncio.get_running_loop().create_task(tell()))
+
+    def _told_away(self, table: str, name: str) -> Callable[[None], Awaitable[None]]:
+        """What follows a player's leaving ``table``: the others are told when he has a
+        seat or a stake there (the state's ``away``)."""
+
+        async def tell(_: None) -> None:
+            if any(gone["player"] == name for gone in public_view(self.runtimes[table])["away"]):
+                await self.broadcast(table, None)
+
+        return tell
 
     # -- sessions ---------------------------------------------------------------------------------
 

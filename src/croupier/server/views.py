@@ -37,6 +37,8 @@ class _Seat(Protocol):
 class _Config(Protocol):
     @property
     def id(self) -> str: ...
+    @property
+    def grace_seconds(self) -> float: ...
 
 
 class Table(Protocol):
@@ -62,10 +64,13 @@ class Table(Protocol):
     def confirmed(self) -> Collection[str]: ...
     @property
     def changed_at(self) -> float: ...
+    @property
+    def away(self) -> Mapping[str, float]: ...
 
 
 __all__ = [
     "Table",
+    "away_players",
     "next_card_for",
     "offer_view",
     "open_bets",
@@ -126,7 +131,7 @@ def public_view(table: Table) -> dict[str, Any]:
     visible = list(game.dealer_cards)
     turn = game.current_turn
     deadline = table.deadline
-    return {
+    view: dict[str, Any] = {
         "table": table.config.id,
         "rules": table.preset.name,
         "rules_version": table.preset.version,
@@ -171,6 +176,42 @@ def public_view(table: Table) -> dict[str, Any]:
         "results": [result.to_json() for result in game.results],
         "void_reason": game.void_reason,
     }
+    view["away"] = away_players(view, table.away, table.config.grace_seconds)
+    return view
+
+
+def away_players(
+    view: Mapping[str, Any], away: Mapping[str, float], grace_seconds: float
+) -> list[dict[str, Any]]:
+    """The players of ``view`` (a seat, a bet or a stake in the round) whose last
+    connection closed, each with when (``since``) and, for one holding a reserved box,
+    until when it is kept for him (``seat_until``); ``away`` gives when each player
+    left, by name.
+
+    >>> view = {"seats": {"3": "cy"}, "bets": [], "boxes": [
+    ...     {"box": 1, "seated": "ann", "hands": [{"stakes": {"ann": "25.00"}}]}]}
+    >>> gone = away_players(view, {"ann": 10.0, "cy": 12.0, "dee": 5.0}, 60)
+    >>> [(player["player"], player["since"], player["seat_until"]) for player in gone]
+    [('ann', 10.0, None), ('cy', 12.0, 72.0)]
+    """
+    if not away:
+        return []
+    seated = set(view["seats"].values())
+    playing = seated | {bet["player"] for bet in view["bets"]}
+    for box in view["boxes"]:
+        if box["seated"] is not None:
+            playing.add(box["seated"])
+        for hand in box["hands"]:
+            playing.update(hand.get("stakes") or {})
+    return [
+        {
+            "player": player,
+            "since": since,
+            "seat_until": since + grace_seconds if player in seated else None,
+        }
+        for player, since in sorted(away.items(), key=lambda item: (item[1], item[0]))
+        if player in playing
+    ]
 
 
 def personal_view(
