@@ -1,34 +1,45 @@
-"""How fast the exact math is: the main game's EV alone, and every preset's full report.
+"""How fast the exact math is: every preset's report as a user runs it, the main game's
+EV alone, and the C++ analyzer beside it, in one run.
 
-Prints, beside the figures it is measured against:
+Prints:
 
 * ``croupier edge --rules NAME --json`` as a user runs it, a new process each time: the
-  first run with an empty cache (the kernels are compiled ahead of time into it), then
-  every preset with the compiled kernels cached (a user's second run); beside it, the
-  same with Numba's build (where the compiled one cannot be made: Numba loads in every
-  process, and compiles into its own cache the first time), and on one core
-  (``NUMBA_NUM_THREADS=1``: the dealer's distributions in one thread, and no helper
-  process for the stated-RTP search);
+  first run with an empty cache (the kernels are compiled ahead of time into it, and
+  the stated-RTP search runs), then every preset with its caches warm (a user's second
+  run: the compiled kernels, and the search's answer kept on disk by the first run);
+  beside it the same with the search's answer forgotten before each run (the search
+  runs, as on a first run: live and online-8deck, the presets that state an RTP), with
+  Numba's build (where the compiled one cannot be made: Numba loads in every process),
+  and on one core (``NUMBA_NUM_THREADS=1``: the dealer's distributions in one thread,
+  and no helper process); with ``--baseline SRC``, also croupier imported from another
+  version's ``src`` folder (a before and after in the same run);
 * warm, in one process, with every result cache cleared before each timing: the main
   game's composition-dependent EV for an 8-deck split-once rule set and for resplits to
-  four hands, and each preset's full report (both strategies and all side bets).
+  four hands, and each preset's full report (both strategies and all side bets);
+* the C++ analyzer's EV beside croupier's, one thread each (``exact_anchor.py``, built
+  from a checkout of it at ``.anchor/blackjack`` or ``--anchor PATH``; croupier alone
+  where there is none).
 
-Targets: every full report under 1 s.  The main game's EV beside the C++ analyzer it
-is measured against, built and run in the same run: ``benchmarks/exact_anchor.py``.
+Target: every preset's report under 1 s as a new process, its caches warm.
 
-    python benchmarks/edge.py
+    python benchmarks/edge.py [--repeats 5] [--baseline OTHER/src] [--anchor PATH]
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+import exact_anchor
 
 from croupier.analysis import game, native, sidebets, strategy
 from croupier.analysis.game import analyze
@@ -61,14 +72,19 @@ def best_wall_and_cpu(runs: int, work: Callable[[], object]) -> tuple[float, flo
     return min(times)
 
 
-def command_seconds(name: str, cache_dir: str, threads: int | None = None) -> float:
+def command_seconds(
+    name: str, cache_dir: str, threads: int | None = None, source: str | None = None
+) -> float:
     """Wall seconds of ``croupier edge --rules NAME --json`` as a user runs it: a new
     process, default options, every cache in ``cache_dir`` (stated-RTP search, both
     strategies and every side bet included); with ``threads``, ``NUMBA_NUM_THREADS`` set
-    to it (1: one core, no helper process for the search)."""
+    to it (1: one core, no helper process for the search); with ``source``, croupier
+    imported from that ``src`` folder (another version of it, for a before and after)."""
     environment = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, CROUPIER_CACHE_DIR=cache_dir)
     if threads is not None:
         environment["NUMBA_NUM_THREADS"] = str(threads)
+    if source is not None:
+        environment["PYTHONPATH"] = source
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "croupier", "edge", "--rules", name, "--json"],
@@ -78,6 +94,11 @@ def command_seconds(name: str, cache_dir: str, threads: int | None = None) -> fl
         check=True,
     )
     return time.perf_counter() - start
+
+
+def forget_searches(cache_dir: str) -> None:
+    """Empty the stated-RTP search's answers kept in ``cache_dir`` (the kernels stay)."""
+    shutil.rmtree(Path(cache_dir) / "stated-rtp", ignore_errors=True)
 
 
 def numba_only(cache_dir: str) -> None:
@@ -97,20 +118,65 @@ def numba_only(cache_dir: str) -> None:
 
 def main() -> None:
     """Measure and print."""
-    print("croupier edge --rules NAME --json, each a new process (wall seconds)   target 1 s")
-    with tempfile.TemporaryDirectory() as compiled, tempfile.TemporaryDirectory() as jit:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5, help="timings per cell (best kept)")
+    parser.add_argument(
+        "--baseline",
+        metavar="SRC",
+        help="another version's src folder, timed beside this one (a before and after)",
+    )
+    parser.add_argument(
+        "--anchor",
+        type=Path,
+        default=exact_anchor.DEFAULT_ANCHOR,
+        help="a checkout of the C++ analyzer (benchmarks/exact_anchor.py), run beside",
+    )
+    options = parser.parse_args()
+    repeats = options.repeats
+    print(
+        f"croupier edge --rules NAME --json, each a new process (wall seconds, best of {repeats})"
+    )
+    print("  target 1 s for every preset with its caches warm")
+    with (
+        tempfile.TemporaryDirectory() as compiled,
+        tempfile.TemporaryDirectory() as jit,
+        tempfile.TemporaryDirectory() as before,
+    ):
         numba_only(jit)
-        firsts = [command_seconds("rws-v5", cache) for cache in (compiled, jit)]
-        print(f"  {'':32s} {'compiled':>9s} {'Numba':>9s} {'compiled, 1 core':>17s}")
-        print(f"  {'first run (rws-v5), empty cache':32s} {firsts[0]:8.2f}s {firsts[1]:8.2f}s")
-        print("  cached, best of 5 (the three taken in turn):")
-        runs = ((compiled, None), (jit, None), (compiled, 1))
+        first = time.perf_counter()
+        command_seconds("rws-v5", compiled)
+        print(
+            f"  first run, empty cache (rws-v5: compiles the kernels): "
+            f"{time.perf_counter() - first:.2f} s"
+        )
+        first = time.perf_counter()
+        command_seconds("rws-v5", jit)
+        print(f"  first run, empty cache, Numba's build: {time.perf_counter() - first:.2f} s")
+        # Each column: (label, cache, threads, source, forget the search's answers first).
+        columns: list[tuple[str, str, int | None, str | None, bool]] = [
+            ("warm", compiled, None, None, False),
+            ("search afresh", compiled, None, None, True),
+            ("Numba's build", jit, None, None, False),
+            ("1 core", compiled, 1, None, False),
+        ]
+        if options.baseline:
+            command_seconds("rws-v5", before, source=options.baseline)
+            columns.append(("baseline", before, None, options.baseline, False))
+        print("  " + " " * 14 + "".join(f"{label:>15s}" for label, *_ in columns))
         for name in PRESETS:
-            best = [9e9] * len(runs)
-            for _ in range(5):
-                for place, (cache, threads) in enumerate(runs):
-                    best[place] = min(best[place], command_seconds(name, cache, threads))
-            print(f"    {name:30s} {best[0]:8.2f}s {best[1]:8.2f}s {best[2]:16.2f}s")
+            best = [9e9] * len(columns)
+            for _ in range(repeats):
+                for place, (_, cache, threads, source, forget) in enumerate(columns):
+                    if forget:
+                        forget_searches(cache)
+                    seconds = command_seconds(name, cache, threads, source)
+                    best[place] = min(best[place], seconds)
+            print(f"  {name:14s}" + "".join(f"{seconds:14.2f}s" for seconds in best))
+        print(
+            "  (warm: kernels compiled and the stated-RTP search's answer kept; search afresh:"
+            " its answer\n   not kept, as on a first run; live and online-8deck search, the"
+            " others state no RTP)"
+        )
     print()
     threads = native.threads()
     print("main game EV, composition-dependent, warm (best of 5)")
@@ -123,7 +189,6 @@ def main() -> None:
         single = best_wall_and_cpu(5, functools.partial(analyze, rules))[1]
         os.environ["NUMBA_NUM_THREADS"] = str(threads)
         print(f"  {label:30s} {wall:8.3f} s {cpu:17.3f} s {single:15.3f} s")
-    print("  (beside the C++ analyzer, in one run: python benchmarks/exact_anchor.py)")
     print()
     print(
         "full report, warm (both strategies, every side bet, no stated-RTP search; best of 3)"
@@ -136,6 +201,10 @@ def main() -> None:
         timings.append(seconds)
         print(f"  {name:14s} {seconds:6.3f} s")
     print(f"  median {statistics.median(timings):.3f} s, slowest {max(timings):.3f} s")
+    print()
+    print("beside the C++ analyzer (benchmarks/exact_anchor.py), in this run:")
+    sys.stdout.flush()
+    exact_anchor.compare(options.anchor, 3)
 
 
 if __name__ == "__main__":

@@ -178,13 +178,11 @@ def run_croupier(case: Case) -> tuple[float, float]:
     return float(result["ev"]), float(result["cpu"])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--anchor", type=Path, default=DEFAULT_ANCHOR, help="anchor checkout")
-    parser.add_argument("--repeats", type=int, default=3, help="timings per case (best kept)")
-    options = parser.parse_args()
+def compare(anchor: Path, repeats: int) -> None:
+    """Build the anchor from the checkout at ``anchor`` and print each case for both
+    (croupier alone where the anchor cannot be built), each the best of ``repeats``."""
     with tempfile.TemporaryDirectory() as folder:
-        binary = build_anchor(options.anchor, Path(folder))
+        binary = build_anchor(anchor, Path(folder))
         if isinstance(binary, str):
             print(f"anchor: {binary}; timing croupier alone")
         print(
@@ -192,18 +190,24 @@ def main() -> None:
             f"   {'croupier EV':>18s} {'anchor EV':>18s} {'difference':>10s}"
         )
         for case in CASES:
-            ours = min((run_croupier(case) for _ in range(options.repeats)), key=lambda run: run[1])
+            ours = min((run_croupier(case) for _ in range(repeats)), key=lambda run: run[1])
             if isinstance(binary, str):
                 print(f"{case.label:36s} {ours[1]:10.3f} s {'':>10s} {'':>6s}   {ours[0]:18.15f}")
                 continue
-            theirs = min(
-                (run_anchor(binary, case) for _ in range(options.repeats)), key=lambda run: run[1]
-            )
+            theirs = min((run_anchor(binary, case) for _ in range(repeats)), key=lambda run: run[1])
             print(
                 f"{case.label:36s} {ours[1]:10.3f} s {theirs[1]:8.3f} s {ours[1] / theirs[1]:6.2f}"
                 f"   {ours[0]:18.15f} {theirs[0]:18.15f} {ours[0] - theirs[0]:10.2e}"
             )
-    print("CPU: one thread each, best of", options.repeats, "; ratio: croupier over anchor")
+    print("CPU: one thread each, best of", repeats, "; ratio: croupier over anchor")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--anchor", type=Path, default=DEFAULT_ANCHOR, help="anchor checkout")
+    parser.add_argument("--repeats", type=int, default=3, help="timings per case (best kept)")
+    options = parser.parse_args()
+    compare(options.anchor, options.repeats)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ for and named.  The math is never tuned to a stated figure.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from croupier.analysis import stated_cache
 from croupier.analysis.game import (
     MainGameResult,
     UpCardResult,
@@ -197,7 +199,10 @@ def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
 
     With ``explain`` (the command's report), a helper process is forked where a second
     core is free (:mod:`~croupier.analysis.helper`): it computes the stated-RTP search's
-    costliest rule changes, or, with no search, some of the main game's up cards.
+    costliest rule changes, or, with no search, some of the main game's up cards.  The
+    search's answer is kept on disk (:mod:`~croupier.analysis.stated_cache`): a later
+    report of the same rules reads it, where it computes the same RTP, and searches
+    nothing.
     """
     # Both strategies' analyses and the search's rule changes value many hands alike.
     with sharing_valuations(rules):
@@ -206,9 +211,23 @@ def par_sheet(rules: Rules, *, explain: bool = True) -> ParSheet:
         if rules.name not in STATED_RTP:
             # A helper process (where a second core is free) takes some up cards.
             return _par_sheet(rules, None, helped=True)
+        stated = STATED_RTP[rules.name][0]
+        known = stated_cache.load(rules, stated)
+        if known is not None:
+            # The search's answer for these rules, kept on disk by an earlier report:
+            # used only where the rules' own figure is the one it was searched for.
+            sheet = _par_sheet(rules, None, helped=True)
+            if sheet.td.rtp == known.rtp:
+                return dataclasses.replace(
+                    sheet, explanations=known.explanations, nearest_sets=known.nearest_sets
+                )
         # A helper process starts on the search now, beside the rules' own analysis.
         with StatedRtpSearch(rules) as search:
-            return _par_sheet(rules, search, helped=False)
+            sheet = _par_sheet(rules, search, helped=False)
+        stated_cache.store(
+            rules, stated, stated_cache.Answer(sheet.td.rtp, sheet.explanations, sheet.nearest_sets)
+        )
+        return sheet
 
 
 def _up_card(rules: Rules, up: int) -> tuple[UpCardResult, BasicStrategy, UpCardResult]:

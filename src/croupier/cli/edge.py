@@ -60,7 +60,22 @@ def _computed(rules: Rules) -> ParSheet:
 
     compiled_math()
     if not sys.stderr.isatty():
-        return par_sheet(rules)
+        told = False
+
+        def tell(step: str) -> None:
+            # The one step worth a line: the search for the stated RTP's rule changes
+            # runs once for a rule set (its answer is kept in the cache).
+            nonlocal told
+            if step.startswith("the stated RTP") and not told:
+                told = True
+                click.echo(
+                    "croupier: searching the rule changes behind the stated RTP "
+                    "(once for these rules, a few seconds) ...",
+                    err=True,
+                )
+
+        with reporting_progress(tell):
+            return par_sheet(rules)
     from rich.console import Console
 
     title = "Computing the exact return"
