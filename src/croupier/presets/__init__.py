@@ -4,7 +4,9 @@ Each preset file sets every field of :class:`~croupier.rules.Rules` (except
 ``name``, which is the preset's name) under ``[rules.<field>]`` with its ``value``
 and its ``clause``.  Where the rulebook is silent the clause reads ``silent`` and
 a ``note`` says what was chosen and why.  A preset never changes meaning in
-place: any change bumps its ``version``.
+place: any change bumps its ``version``, and the version before is kept in
+``history/NAME-vN.toml`` (:func:`find_preset_version`), so that a round recorded under
+it replays under the rules it was played by (:func:`rules_of_record`).
 
 >>> list(PRESETS)
 ['rws-v4', 'rws-v5', 'online-8deck', 'casino-to-go', 'live']
@@ -21,6 +23,7 @@ place: any change bumps its ``version``.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,14 +35,17 @@ from croupier.errors import RulesError
 from croupier.rules import Rules, coerce_field, json_value, rule_fields
 
 __all__ = [
+    "FIELDS_ADDED_AFTER",
     "PRESETS",
     "PRESET_NAMES",
     "SILENT",
     "Preset",
     "RuleCitation",
     "find_preset",
+    "find_preset_version",
     "find_rules",
     "load_preset_text",
+    "rules_of_record",
 ]
 
 #: The clause written where the rulebook does not say; such a rule must carry a note.
@@ -427,3 +433,94 @@ def find_rules(name: str) -> Rules:
     (Fraction(100, 1), Fraction(40, 1), Fraction(30, 1), Fraction(10, 1), Fraction(5, 1))
     """
     return find_preset(name).rules
+
+
+#: Each rule field added to :class:`~croupier.rules.Rules` since the first recorded
+#: rules, with the last preset version whose records lack it (the value that version
+#: played by is written into its file in ``history/``).
+FIELDS_ADDED_AFTER: Mapping[str, int] = MappingProxyType({"bets_behind": 2})
+
+
+def find_preset_version(name: str, version: int) -> Preset:
+    """A built-in preset as it was at ``version``: the preset itself at its current
+    version, else the earlier version kept in ``history/NAME-vN.toml`` (the file as it
+    was, with the rules added since written in at the value that version played by).
+
+    Raises:
+        RulesError: No preset has this name, or no such version of it is kept.
+
+    >>> find_preset_version("live", 3) is find_preset("live")
+    True
+    >>> earlier = find_preset_version("live", 2)
+    >>> earlier.version, earlier.rules.bets_behind, find_rules("live").bets_behind
+    (2, True, False)
+    >>> find_preset_version("live", 1)
+    Traceback (most recent call last):
+    ...
+    croupier.errors.RulesError: preset live: version 1 is not kept (kept: 2, 3)
+    """
+    current = find_preset(name)
+    if version == current.version:
+        return current
+    return _kept_version(current.name, version)
+
+
+@functools.cache
+def _kept_version(name: str, version: int) -> Preset:
+    folder = resources.files(__name__).joinpath("history")
+    path = folder.joinpath(f"{name}-v{version}.toml")
+    if not path.is_file():
+        kept = sorted(
+            int(entry.name[len(name) + 2 : -5])
+            for entry in folder.iterdir()
+            if entry.name.startswith(f"{name}-v") and entry.name.endswith(".toml")
+        )
+        versions = ", ".join(str(number) for number in [*kept, PRESETS[name].version])
+        raise RulesError(f"preset {name}: version {version} is not kept (kept: {versions})")
+    origin = f"croupier/presets/history/{name}-v{version}.toml"
+    preset = load_preset_text(path.read_text(encoding="utf-8"), origin=origin)
+    if (preset.name, preset.version) != (name, version):
+        raise RulesError(f"{origin}: [preset] is {preset.name} version {preset.version}")
+    return preset
+
+
+def rules_of_record(record: Mapping[str, object], current: Rules) -> Rules:
+    """The rules a recorded round replays under: ``current`` (the preset's rules now)
+    where the record's ``rules_values`` are theirs or it has none, else the preset's
+    version it names (``rules``, ``rules_version``) as kept, held to those values
+    (without the fields added after that version).
+
+    Raises:
+        RulesError: The round was played under other rules, and no kept version of its
+            preset is those rules: it is not replayed under different rules.
+
+    A round recorded at the live table under version 2, which took bets behind:
+
+    >>> v2 = find_preset_version("live", 2).rules.to_json()
+    >>> del v2["bets_behind"]  # not a rule yet at version 2
+    >>> record = {"round_id": "r1", "rules": "live", "rules_version": 2, "rules_values": v2}
+    >>> rules_of_record(record, find_rules("live")).bets_behind
+    True
+    >>> rules_of_record({**record, "rules_version": 3}, find_rules("live"))
+    Traceback (most recent call last):
+    ...
+    croupier.errors.RulesError: round r1 was played under other rules than live version 3 has now
+    """
+    values = record.get("rules_values")
+    if values is None or values == current.to_json():
+        return current
+    name, version = record.get("rules"), record.get("rules_version")
+    if isinstance(version, str) and version.isascii() and version.isdigit():
+        version = int(version)
+    where = f"round {record.get('round_id')} was played under other rules than"
+    if not isinstance(name, str) or isinstance(version, bool) or not isinstance(version, int):
+        raise RulesError(f"{where} {current.name} has now, and names no preset version")
+    try:
+        preset = find_preset_version(name, version)
+    except RulesError as error:
+        raise RulesError(f"{where} {current.name} has now: {error}") from error
+    lacking = {field for field, last in FIELDS_ADDED_AFTER.items() if version <= last}
+    kept = {key: value for key, value in preset.rules.to_json().items() if key not in lacking}
+    if values != kept:
+        raise RulesError(f"{where} {name} version {version} has now")
+    return preset.rules

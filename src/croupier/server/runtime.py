@@ -30,10 +30,10 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 
 from croupier.commands import Issuer, ops_for
-from croupier.errors import CroupierError, RulesError
+from croupier.errors import CroupierError
 from croupier.events import Event
 from croupier.inputs import apply_input
-from croupier.presets import find_preset
+from croupier.presets import find_preset, rules_of_record
 from croupier.round import Phase, Round
 from croupier.rules import Rules
 from croupier.server import ledger, limits, rounds_store
@@ -106,12 +106,8 @@ def replay(
 ) -> tuple[Round, ServerShoe | DealerEntry, CompositionCheck]:
     """A round rebuilt from its record: its shoe as the round found it, every input
     applied in order.  Returns the round, its card source and its composition check."""
-    recorded = record.get("rules_values")
-    if recorded is not None and recorded != rules.to_json():
-        raise RulesError(
-            f"round {record.get('round_id')} was played under other rules than "
-            f"{rules.name} has now: it is not replayed under different rules"
-        )
+    # Under the rules it was recorded with: an earlier preset version's, as kept.
+    rules = rules_of_record(record, rules)
     source: ServerShoe | DealerEntry
     check = CompositionCheck(rules.decks)
     if record.get("shoe") is not None:
