@@ -155,6 +155,23 @@ def test_the_test_extra_has_the_test_and_lint_groups() -> None:
     assert extra == ["croupier[all]", *groups["test"], *groups["lint"]]
 
 
+def test_the_lock_satisfies_pyproject_and_a_raised_bound_is_caught() -> None:
+    """``requirements/test.lock`` (what CI installs) against ``pyproject.toml``, as
+    ``scripts/check_lock.py`` holds it in CI."""
+    spec = importlib.util.spec_from_file_location(
+        "check_lock_script", ROOT / "scripts" / "check_lock.py"
+    )
+    assert spec is not None and spec.loader is not None
+    check_lock = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = check_lock
+    spec.loader.exec_module(check_lock)
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    lock = (ROOT / "requirements" / "test.lock").read_text()
+    assert check_lock.check(pyproject, lock) == []
+    raised = pyproject.replace('"pytest>=8",', '"pytest>=999",', 1)
+    assert [problem.split(" (")[0] for problem in check_lock.check(raised, lock)] == ["pytest>=999"]
+
+
 @pytest.mark.parametrize("path", sorted((DOCS / "hooks").glob("*.py")), ids=_name)
 def test_the_sites_own_code_does_what_its_examples_say(path: Path) -> None:
     """The hooks of ``mkdocs.yml`` (kept out of pytest's collection: the Griffe
