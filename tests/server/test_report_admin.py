@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from fastapi.testclient import TestClient
@@ -110,3 +111,41 @@ def test_the_answers_are_the_reports_figures(client: TestClient, db_url: str) ->
             "/api/admin/tables", params={"since": "0001-01-01T00:00:00+05:00"}, headers=boss
         )
         assert early.status_code == 422 and "out of range" in early.json()["message"]
+
+
+def test_a_dealers_void_names_his_account_among_the_irregularities(db_url: str) -> None:
+    """The dealer console's session names the account that entered a dealer's input;
+    the irregularities say who voided (RWS v5 5.17), and a player's inputs name none."""
+    from tests.server.test_app import Clock, receive_until, seat, sign_up, wait_for
+
+    clock = Clock()
+    tables = (TableConfig(id="pit", preset="rws-v5", dealt="dealer", betting_seconds=5),)
+    app = create_app(Settings(url=db_url, tables=tables, clock=clock, tick_seconds=0.01))
+    with TestClient(app) as client:
+        ann = sign_up(client, "ann")
+        engine = app.state.hub.engine
+        with engine.begin() as conn:
+            accounts.register(conn, "dealer-7", PASSWORD, role="dealer")
+        dealer = client.post(
+            "/api/sessions", json={"name": "dealer-7", "password": PASSWORD}
+        ).json()["token"]
+        player_gen, dealer_gen = seat(client, "pit", ann), seat(client, "pit", dealer)
+        player, console = next(player_gen), next(dealer_gen)
+        player.send_json({"type": "action", "op": "bet", "args": {"box": 1, "amount": "100"}})
+        receive_until(player, "ack")
+        clock.now += 6
+        wait_for(lambda: client.get("/api/tables/pit").json()["awaiting_card"])
+        reason = {"reason": "dealing error: card exposed"}
+        console.send_json({"type": "action", "op": "void", "args": reason, "key": "v"})
+        receive_until(console, "ack", key="v")
+        wait_for(lambda: client.get("/api/tables/pit").json()["phase"] == "void")
+        player_gen.close()
+        dealer_gen.close()
+        with engine.connect() as conn:
+            at = datetime.now(UTC)  # rounds are stamped by the database's writer's clock
+            report = build_report(
+                conn, since=at - timedelta(hours=1), until=at + timedelta(hours=1)
+            )
+    [void] = report.irregularities
+    assert (void.kind, void.dealer, void.detail) == ("void", "dealer-7", reason["reason"])
+    assert void.returned == Decimal("100.00")

@@ -336,7 +336,8 @@ def build_report(
     player_net: dict[tuple[str, str, str], int] = {}
     net_by_user: dict[int, int] = {}
     needs_players = "players" in wanted or "advantage_play" in wanted
-    if needs_players or player_id is not None:
+    needs_bets = "tables" in wanted or "players" in wanted
+    if "players" in wanted or ("tables" in wanted and player_id is not None):
         if player_id is not None:
             staked = {}
         for row in queries.player_money(conn, scope, player_id):
@@ -350,7 +351,7 @@ def build_report(
     by_table: dict[tuple[str, str, str], _Play] = {}
     by_player: dict[str, _Play] = {}
     edges_by_table: dict[tuple[str, str, str], Edges] = {}
-    for totals in queries.bet_totals(conn, scope):
+    for totals in queries.bet_totals(conn, scope) if needs_bets else []:
         key = (totals.table, totals.rules_name, totals.rules_version)
         edges = edges_by_table.get(key)
         if edges is None:

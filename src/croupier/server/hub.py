@@ -727,6 +727,7 @@ class Hub:
         runtime, actor = self.runtimes[table], self.actors[table]
         op, player, command = str(args["op"]), args["player"], dict(args["args"])
         now, key, user = float(args["now"]), args["key"], int(args["user"])
+        by = None if args.get("by") is None else str(args["by"])
         if player is not None:
             # The player's id came with his command (his session's): never asked again.
             self._ids[str(player)] = user
@@ -745,6 +746,7 @@ class Hub:
                 key=key,
                 balances={user} if asked_here else (),
                 balances_at_end=present,
+                by=by,
             )
             return outcome, outcome.balances
 

@@ -158,15 +158,19 @@ class _Input:
     args: dict[str, Any]
     at: str
     key: str | None = None
+    by: str | None = None  # the dealer account that entered it
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        entry: dict[str, Any] = {
             "op": self.op,
             "player": self.player,
             "args": self.args,
             "at": self.at,
             "key": self.key,
         }
+        if self.by is not None:
+            entry["by"] = self.by
+        return entry
 
 
 @dataclass
@@ -346,8 +350,11 @@ class TableRuntime:
         system: bool = False,
         balances: Collection[int] = (),
         balances_at_end: Collection[int] = (),
+        by: str | None = None,
     ) -> Outcome:
         """Apply an input: to the engine, to the record and the wallet, in one transaction.
+
+        ``by`` names the dealer account that entered a dealer's input (recorded with it).
 
         The ``balances`` of these users (ids) whose money the input moved, and those of
         ``balances_at_end`` too when the input ends the round, are read in the same
@@ -387,7 +394,7 @@ class TableRuntime:
             self.entry.mark_cut_card()
             return Outcome([], False, len(inputs))
         start = len(self.round.events)
-        entry = _Input(op, player, dict(args), _iso(now), key)
+        entry = _Input(op, player, dict(args), _iso(now), key, by)
         # A refused input changes nothing in the round: its typed error goes back as it is.
         apply_input(self.round, op, player, args)
         events = list(self.round.events[start:])

@@ -284,6 +284,8 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
             connection.push(encode(body))
 
         args = {"op": op, "player": player, "args": message.arguments(), "now": now}
+        if player is None:
+            args["by"] = user.name  # the dealer account, recorded with its input
         result = await hub.call(table, "apply", {**args, "key": key, "user": user.id}, first=ack)
     except Exception as problem:
         said = refusal(problem)
