@@ -3,8 +3,8 @@
 import { html, render } from "htm/preact";
 import { signal } from "@preact/signals";
 import { api, whenExpired } from "./api.js";
-import { begin, end, plays, user } from "./session.js";
-import { SessionBar, Reminder } from "./components/SessionBar.js";
+import { begin, end, farewell, hearOtherTabs, plays, sayFarewell, tellOtherTabs, user } from "./session.js";
+import { SessionBar, Reminder, TimeLimitReached } from "./components/SessionBar.js";
 import { Lobby } from "./components/Lobby.js";
 import { Login } from "./components/Login.js";
 import { TablePage } from "./components/Table.js";
@@ -24,6 +24,8 @@ whenExpired(() => {
   location.hash = "#/login";
 });
 
+const NEEDS_LOGIN = ["history", "round", "dealer", "limits", "admin"];
+
 async function logout() {
   try {
     await api("/api/sessions/current", { method: "DELETE" });
@@ -31,16 +33,40 @@ async function logout() {
     // The session is gone either way.
   }
   end();
+  tellOtherTabs({ type: "logout" });
   location.hash = "#/";
+}
+
+// A logout, a break or a self-exclusion in another tab: this one is logged out too.
+hearOtherTabs((message) => {
+  if (!user.value) return;
+  end();
+  if (message?.type === "stopped") {
+    sayFarewell(message.text);
+    location.hash = "#/stopped";
+  } else if (NEEDS_LOGIN.includes(route.value.split("/")[1])) {
+    location.hash = "#/";
+  }
+});
+
+/** Where a player lands after a break or a self-exclusion: what he chose, until when. */
+function Farewell() {
+  return html`<section class="farewell" aria-labelledby="farewell-title">
+    <h1 id="farewell-title">You have stopped playing</h1>
+    <p id="farewell-text">${farewell.value ?? "You are logged out."}</p>
+    <p><a href="#/">Back to the lobby</a></p>
+  </section>`;
 }
 
 function Page() {
   const [, page, id] = route.value.split("/");
   const who = user.value;
-  const needsLogin = ["history", "round", "dealer", "limits", "admin"].includes(page);
+  const needsLogin = NEEDS_LOGIN.includes(page);
   if (page === "login" || (needsLogin && !who)) return html`<${Login} next=${page === "login" ? "#/" : route.value} />`;
   switch (page) {
-    case "table": return html`<${TablePage} key=${id} id=${decodeURIComponent(id)} />`;
+    case "stopped": return html`<${Farewell} />`;
+    // A login or logout (here or in another tab) joins the table again as who he is now.
+    case "table": return html`<${TablePage} key=${`${id}|${who?.name ?? ""}`} id=${decodeURIComponent(id)} />`;
     case "dealer":
       if (who.role !== "dealer" && who.role !== "admin") {
         return html`<p class="error" role="alert">The dealer console is for dealer accounts only.</p>`;
@@ -67,7 +93,8 @@ function App() {
   return html`<a class="skip-link" href="#main" onClick=${skipToMain}>Skip to main content</a>
     <${SessionBar} onLogout=${logout} />
     <main id="main" tabindex="-1"><${Page} /></main>
-    <${Reminder} />`;
+    <${Reminder} onLogout=${logout} />
+    <${TimeLimitReached} />`;
 }
 
 // A reload or a new tab keeps the login (the server's cookie): ask the server who we are,

@@ -15,6 +15,8 @@ export const net = computed(() => play.value?.net ?? null);
 export const wagered = computed(() => play.value?.wagered ?? null);
 /** When the next reality check is due (ms since 1970). */
 export const realityCheckDue = computed(() => (play.value ? Date.parse(play.value.reality_check.due_at) : null));
+/** When the session reaches the player's own time limit (ms since 1970), or null. */
+export const timeLimitAt = computed(() => (play.value?.time_limit_at ? Date.parse(play.value.time_limit_at) : null));
 /** Whether the account plays (a dealer's account deals and holds no chips). */
 export const plays = computed(() => user.value !== null && user.value.role !== "dealer");
 
@@ -51,4 +53,29 @@ export function end() {
   user.value = null;
   balance.value = null;
   play.value = null;
+}
+
+// Every tab of the site hears of a logout, a break or a self-exclusion in another (the
+// login is one cookie for them all).
+const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("croupier.session") : null;
+
+/** Tell the other tabs: {type: "logout"} or {type: "stopped", text}. */
+export function tellOtherTabs(message) {
+  channel?.postMessage(message);
+}
+
+/** What to do when another tab tells. */
+export function hearOtherTabs(callback) {
+  if (channel) channel.onmessage = (event) => callback(event.data);
+}
+
+const FAREWELL = "croupier.farewell";
+
+/** Why the player was logged out by his own choice (a break, a self-exclusion): kept in
+ * the tab so that a reload still shows it. */
+export const farewell = signal(globalThis.sessionStorage?.getItem(FAREWELL) ?? null);
+
+export function sayFarewell(text) {
+  sessionStorage.setItem(FAREWELL, text);
+  farewell.value = text;
 }

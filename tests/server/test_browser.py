@@ -1420,3 +1420,71 @@ def test_a_player_gone_mid_round_is_said_with_how_long_the_table_waits(
         assert ann.errors == []
         ann.context.close()
         bob.close()
+
+
+def test_a_break_is_confirmed_with_its_end_and_every_tab_is_logged_out(
+    rws_site: Site, browser: Browser
+) -> None:
+    """After "Take a break" the player sees the break's end date (not the login form),
+    in every tab of the site; a logout in one tab logs every tab out."""
+    ann = Player(browser, rws_site, viewport={"width": 390, "height": 844}, has_touch=True)
+    ann.sign_up("ann")
+    other = ann.context.new_page()
+    other.goto(f"{rws_site.url}/#/table/rws")
+    expect_contains(other.locator("header.bar"), "ann")
+    page = ann.page
+    page.click("nav >> text=Limits")
+    page.click("text=Take a break…")
+    page.click("#start-break")
+    expect_contains(page.locator("#farewell-text"), re.compile(r"Your break lasts until \S"))
+    expect_contains(page.locator("#farewell-text"), "You have been logged out.")
+    assert page.locator("#password").count() == 0  # not the login form
+    expect_contains(other.locator("#farewell-text"), "Your break lasts until")
+    expect_contains(other.locator("header.bar"), "Log in")
+    page.reload()  # the confirmation stays
+    expect_contains(page.locator("#farewell-text"), "Your break lasts until")
+    ann.close()
+
+    bob = Player(browser, rws_site)
+    bob.sign_up("bob")
+    second = bob.context.new_page()
+    second.goto(f"{rws_site.url}/#/history")
+    expect_contains(second.locator("header.bar"), "bob")
+    bob.page.click("#logout")
+    expect_contains(second.locator("header.bar"), "Log in")
+    expect_text(second.locator("#balance"), [])
+    bob.close()
+
+
+def test_the_reality_check_leads_to_history_limits_and_logout_and_the_time_limit_is_said(
+    rws_site: Site, browser: Browser
+) -> None:
+    """The reality check links to the player's history, his limits and logout; his own
+    session-time limit is said the moment it is reached, not at the next bet refused."""
+    ann = Player(browser, rws_site)
+    ann.context.clock.install()
+    ann.sign_up("ann")
+    page = ann.page
+    page.click("nav >> text=Limits")
+    page.fill("#session-minutes", "30")
+    page.click("#save-limits")
+    expect_contains(page.locator("#limits-now"), "a time limit of 30 minutes")
+    limit = page.locator("#time-limit")
+    ann.context.clock.fast_forward("29:00")
+    page.wait_for_timeout(1500)
+    assert not limit.is_visible()
+    ann.context.clock.fast_forward("01:05")
+    expect_contains(limit, "Time limit reached")
+    expect_contains(limit, "You have played for 30 minutes, your own session-time limit.")
+    limit.get_by_role("button", name="I understand").click()
+    expect_text(page.locator("#time-limit[open]"), [])
+
+    reminder = page.locator("#reminder")
+    ann.context.clock.fast_forward("31:00")
+    expect_contains(reminder, "Reality check")
+    links = reminder.get_by_role("navigation")
+    expect_text(links.locator("a, button"), ["Your history", "Your limits", "Log out"])
+    links.get_by_role("link", name="Your history").click()
+    page.wait_for_url(re.compile(r"#/history$"))
+    expect_text(page.locator("#reminder[open]"), [])
+    ann.close()

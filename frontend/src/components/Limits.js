@@ -4,7 +4,7 @@
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
-import { end } from "../session.js";
+import { end, refreshPlay, sayFarewell, tellOtherTabs } from "../session.js";
 import "./Limits.css";
 
 const BREAK_DAYS = [1, 7, 30, 42];
@@ -57,6 +57,7 @@ export function LimitsPage() {
     };
     try {
       const found = shown(await api("/api/limits", { method: "PUT", body }));
+      refreshPlay();
       setMessage({ kind: "info", text: found.pending_loss_limit || found.pending_session_minutes ? "Saved: the lower limits hold now, the higher ones after the cooling-off." : "Saved: your limits hold now." });
     } catch (error) {
       setMessage({ kind: "error", text: error.message });
@@ -64,7 +65,8 @@ export function LimitsPage() {
   }
   async function confirmRaise() {
     try {
-      const found = shown(await api("/api/limits/confirm", { method: "POST" }));
+      shown(await api("/api/limits/confirm", { method: "POST" }));
+      refreshPlay();
       setMessage({ kind: "info", text: "Confirmed: the higher limits hold now." });
     } catch (error) {
       setMessage({ kind: "error", text: error.message });
@@ -73,10 +75,12 @@ export function LimitsPage() {
   async function stopPlaying(path, body, words) {
     try {
       const found = await api(path, { method: "POST", body });
+      // The confirmation, with its end date, is the page he lands on, in every tab.
+      const text = `${words(found)} You have been logged out.`;
+      sayFarewell(text);
+      tellOtherTabs({ type: "stopped", text });
       end();
-      setAsking(null);
-      setLimits(null);
-      setMessage({ kind: "info", text: `${words(found)} You have been logged out.` });
+      location.hash = "#/stopped";
     } catch (error) {
       setMessage({ kind: "error", text: error.message });
     }

@@ -2,7 +2,7 @@ import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { elapsed, now } from "../clock.js";
 import { amount, signed } from "../money.js";
-import { acknowledgeReminder, balance, net, plays, realityCheckDue, refreshPlay, startedAt, user, wagered } from "../session.js";
+import { acknowledgeReminder, balance, net, play, plays, realityCheckDue, refreshPlay, startedAt, timeLimitAt, user, wagered } from "../session.js";
 
 const HOUR_MS = 3600_000;
 const MINUTE_MS = 60_000;
@@ -46,7 +46,7 @@ export function playedWords(milliseconds) {
  * another), the time played and the amount wagered, which he acknowledges before he
  * plays on. Its clock is the server's, so no reload or new tab starts it again.
  */
-export function Reminder() {
+export function Reminder({ onLogout }) {
   const ref = useRef(null);
   const [text, setText] = useState(null);
   const due = plays.value && realityCheckDue.value !== null && now.value >= realityCheckDue.value;
@@ -63,9 +63,49 @@ export function Reminder() {
       .catch(() => {})
       .finally(() => setText(null));
   }
+  // Each way out of the check acknowledges it (the dialog's close).
+  const close = () => ref.current?.close();
   return html`<dialog ref=${ref} id="reminder" aria-labelledby="reminder-title" onClose=${acknowledge} onCancel=${(e) => e.preventDefault()}>
     <h2 id="reminder-title">Reality check</h2>
     <p id="reminder-text">${text}</p>
+    <nav class="row" aria-label="after the reality check">
+      <a class="button" href="#/history" onClick=${close}>Your history</a>
+      <a class="button" href="#/limits" onClick=${close}>Your limits</a>
+      <button type="button" onClick=${() => { close(); onLogout?.(); }}>Log out</button>
+    </nav>
+    <form method="dialog"><button class="primary" autofocus>I understand</button></form>
+  </dialog>`;
+}
+
+const TIME_LIMIT_SEEN = "croupier.time-limit-seen";
+
+/**
+ * The player's own session-time limit, said the moment it is reached (not at the next
+ * bet the table refuses): no new bet this session; the hands in play may be finished.
+ * Once a session, in each tab.
+ */
+export function TimeLimitReached() {
+  const ref = useRef(null);
+  const session = play.value?.started_at ?? null;
+  const [seen, setSeen] = useState(() => sessionStorage.getItem(TIME_LIMIT_SEEN));
+  const at = timeLimitAt.value;
+  const due = plays.value && at !== null && session !== null && now.value >= at && seen !== session;
+  useEffect(() => {
+    if (due && !ref.current?.open) ref.current?.showModal();
+  }, [due]);
+  function acknowledge() {
+    if (!session) return;
+    sessionStorage.setItem(TIME_LIMIT_SEEN, session);
+    setSeen(session);
+  }
+  const limit = at !== null && startedAt.value !== null ? playedWords(at - startedAt.value) : "";
+  return html`<dialog ref=${ref} id="time-limit" aria-labelledby="time-limit-title" onClose=${acknowledge}>
+    <h2 id="time-limit-title">Time limit reached</h2>
+    <p id="time-limit-text">You have played for ${limit}, your own session-time limit. The table takes no new bet from
+      you this session; you may finish the hands in play.</p>
+    <nav class="row" aria-label="after the time limit">
+      <a class="button" href="#/limits" onClick=${() => ref.current?.close()}>Your limits</a>
+    </nav>
     <form method="dialog"><button class="primary" autofocus>I understand</button></form>
   </dialog>`;
 }

@@ -37,6 +37,9 @@ class PlaySessionOut(BaseModel):
     net: str
     wagered: str
     reality_check: RealityCheckOut
+    #: When the session reaches the player's own session-time limit (no new bet after
+    #: it); ``None`` without a limit.
+    time_limit_at: str | None = None
 
 
 @router.get("/api/play-session", responses=_ERRORS)
@@ -57,6 +60,9 @@ def play_session(user: CurrentUser, database: Database, settings: ServerSettings
             since=stats.reality_check_at.isoformat(),
             due_at=stats.reality_check_due.isoformat(),
         ),
+        time_limit_at=None
+        if found.session_minutes is None
+        else (stats.started_at + timedelta(minutes=found.session_minutes)).isoformat(),
     )
 
 
