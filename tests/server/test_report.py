@@ -229,3 +229,52 @@ def test_the_report_error_names_what_was_wrong(engine: sqlalchemy.Engine) -> Non
     since, until = _window()
     with engine.connect() as conn, pytest.raises(ReportError, match="no rounds between"):
         build_report(conn, since=since, until=until)
+
+
+def test_the_migration_fills_the_columns_as_the_server_writes_them(fresh_db_url: str) -> None:
+    """Revision 0006 over rounds stored before it: the columns it fills from the records
+    and the ledger are those the server wrote as it played, so the report is the same."""
+    from alembic import command
+
+    from croupier.server.schema import round_bets, round_players, rounds
+
+    engine = db.connect(fresh_db_url)
+    try:
+        db.migrate(engine)
+        _played(engine)
+        since, until = _window()
+
+        def read() -> tuple[object, ...]:
+            with engine.connect() as conn:
+                report = build_report(conn, since=since, until=until).to_json()
+                bets = conn.execute(
+                    sqlalchemy.select(round_bets).order_by(round_bets.c.round_id, round_bets.c.seq)
+                ).all()
+                money = conn.execute(
+                    sqlalchemy.select(
+                        rounds.c.id,
+                        rounds.c.shoe_position,
+                        rounds.c.true_count,
+                        rounds.c.shoe_ranks,
+                        rounds.c.irregular_inputs,
+                        rounds.c.house_win,
+                        rounds.c.staked,
+                    ).order_by(rounds.c.id)
+                ).all()
+                players = conn.execute(
+                    sqlalchemy.select(round_players).order_by(
+                        round_players.c.round_id, round_players.c.user_id
+                    )
+                ).all()
+            return report, bets, money, players
+
+        written = read()
+        _, bets, money, _ = written
+        assert len(bets) == 30 * 4 + 1  # three main bets and ann's side bet a round; the void's
+        assert sum(1 for row in money if row.shoe_ranks is not None) >= 1
+        with engine.begin() as conn:
+            command.downgrade(db.alembic_config(conn), "0005")
+        db.migrate(engine)
+        assert read() == written
+    finally:
+        engine.dispose()
