@@ -2,7 +2,10 @@
 
 Fills a database with rounds recorded as the table server records them (the round's
 record with its shoe, one row per input, the stakes and the settlement in the
-double-entry ledger, each player's balance before and after), then times the report.
+double-entry ledger, each player's balance before and after, and the columns the back
+office sums, worked out by the functions the server calls: each bet that played, the
+shoe's position, true count and order, each round's and each player's money), then
+times the report.
 
 The rounds are played through the engine with bots' decisions: at one table, ``--pool``
 rounds from the server's own CSPRNG shoe (six bots: flat bettors, a bettor at random,
@@ -43,7 +46,13 @@ sys.path.insert(0, str(ROOT / "src"))
 import sqlalchemy  # noqa: E402
 
 from croupier.backoffice.advantage import true_counts  # noqa: E402
-from croupier.backoffice.report import build_report  # noqa: E402
+from croupier.backoffice.columns import (  # noqa: E402
+    ShoeColumns,
+    irregular_inputs,
+    placed_bets,
+    shoe_columns,
+)
+from croupier.backoffice.report import SECTIONS, build_report  # noqa: E402
 from croupier.inputs import apply_input  # noqa: E402
 from croupier.presets import find_preset  # noqa: E402
 from croupier.round import Phase, Round  # noqa: E402
@@ -66,6 +75,9 @@ class PooledRound:
     stakes: list[tuple[int, int, int, str]]  # (seq, bot, units, op)
     returns: dict[int, int]  # each bot's return at settlement, units
     held: int  # what the round's account held at settlement
+    shoe: ShoeColumns  # the shoe's columns, as the server writes them
+    bets: list[tuple[int, int, int, str, int | None]]  # (seq, bot, box, kind, units)
+    irregular: int  # irregular inputs
 
 
 @dataclass
@@ -169,6 +181,11 @@ def play_pool(rounds: int, seed: int) -> list[PooledRound]:
             "table": "@@TABLE@@",
         }
         text = json.dumps(header, sort_keys=True, separators=(",", ":"))
+        entries = [{"op": op, "player": player, "args": args} for op, player, args in inputs]
+        bets = [
+            (bet.seq, names.index(bet.player), bet.box, bet.kind, bet.units)
+            for bet in placed_bets(entries)
+        ]
         pool.append(
             PooledRound(
                 header=text.replace('"number":0', '"number":@@NUMBER@@'),
@@ -183,6 +200,9 @@ def play_pool(rounds: int, seed: int) -> list[PooledRound]:
                 stakes=stakes,
                 returns=returns,
                 held=sum(units for _, _, units, _ in stakes),
+                shoe=shoe_columns(opened),
+                bets=bets,
+                irregular=irregular_inputs(entries),
             )
         )
     return pool
@@ -247,6 +267,8 @@ def rows_for(
             closed = opened + timedelta(seconds=20)
             opened_text, closed_text = opened.isoformat(), closed.isoformat()
             round_id = f"{table:03d}-{number:08d}"
+            version = pooled.header.split('"rules_version":"')[1].split('"')[0]
+            paid_out = sum(pooled.returns.values())
             header = (
                 pooled.header.replace("@@RID@@", round_id)
                 .replace("@@TABLE@@", name)
@@ -260,14 +282,37 @@ def rows_for(
                     name,
                     number,
                     PRESET,
-                    header.split('"rules_version":"')[1].split('"')[0],
+                    version,
                     "settled",
                     header,
                     opened,
                     closed,
+                    pooled.shoe.position,
+                    pooled.shoe.true_count,
+                    pooled.shoe.ranks,
+                    pooled.irregular,
+                    pooled.held - paid_out,
+                    pooled.held,
                 )
             )
             prefix = f"bot-{table:03d}-"
+            for seq, bot, box, kind, units in pooled.bets:
+                rows["round_bets"].append(
+                    (
+                        round_id,
+                        seq,
+                        name,
+                        PRESET,
+                        version,
+                        opened,
+                        "settled",
+                        f"{prefix}{bot}",
+                        box,
+                        kind,
+                        units,
+                        pooled.shoe.true_count,
+                    )
+                )
             for seq, text in enumerate(pooled.inputs):
                 rows["round_inputs"].append(
                     (round_id, seq, text.replace("BOT#", prefix).replace("@@AT@@", opened_text))
@@ -276,7 +321,9 @@ def rows_for(
             accounts.append((round_account, "round", round_id, 0))
             ids.account += 1
             joined: dict[int, int] = {}
+            staked_by: dict[int, int] = {}
             for seq, bot, units, op in pooled.stakes:
+                staked_by[bot] = staked_by.get(bot, 0) + units
                 account = player_account[table, bot]
                 if bot not in joined:
                     joined[bot] = balances[account]
@@ -325,7 +372,17 @@ def rows_for(
             ids.transaction += 1
             for bot, before in joined.items():
                 rows["round_players"].append(
-                    (round_id, user_of[table, bot], before, balances[player_account[table, bot]])
+                    (
+                        round_id,
+                        user_of[table, bot],
+                        before,
+                        balances[player_account[table, bot]],
+                        name,
+                        opened,
+                        "settled",
+                        pooled.returns.get(bot, 0) - staked_by[bot],
+                        staked_by[bot],
+                    )
                 )
         yield rows
     # The accounts' cached balances: their legs' sums (a round's account ends empty).
@@ -347,9 +404,39 @@ COLUMNS = {
         "record",
         "created_at",
         "updated_at",
+        "shoe_position",
+        "true_count",
+        "shoe_ranks",
+        "irregular_inputs",
+        "house_win",
+        "staked",
     ),
     "round_inputs": ("round_id", "seq", "input"),
-    "round_players": ("round_id", "user_id", "balance_before", "balance_after"),
+    "round_bets": (
+        "round_id",
+        "seq",
+        "table_id",
+        "rules_name",
+        "rules_version",
+        "opened_at",
+        "status",
+        "player",
+        "box",
+        "kind",
+        "units",
+        "true_count",
+    ),
+    "round_players": (
+        "round_id",
+        "user_id",
+        "balance_before",
+        "balance_after",
+        "table_id",
+        "opened_at",
+        "status",
+        "net",
+        "staked",
+    ),
     "transactions": (
         "id",
         "idempotency_key",
@@ -361,7 +448,16 @@ COLUMNS = {
     ),
     "legs": ("id", "transaction_id", "account_id", "amount"),
 }
-ORDER = ("users", "accounts", "rounds", "round_inputs", "round_players", "transactions", "legs")
+ORDER = (
+    "users",
+    "accounts",
+    "rounds",
+    "round_inputs",
+    "round_bets",
+    "round_players",
+    "transactions",
+    "legs",
+)
 
 
 def empty(engine: sqlalchemy.Engine) -> None:
@@ -487,6 +583,11 @@ def main() -> None:
             report = build_report(conn, since=now - timedelta(hours=24), until=now)
         seconds = time.perf_counter() - started
         print(f"report {attempt + 1}: {seconds:.2f} s (every section, {total:,} rounds)")
+    for section in SECTIONS:
+        started = time.perf_counter()
+        with engine.connect() as conn:
+            build_report(conn, since=now - timedelta(hours=24), until=now, sections={section})
+        print(f"  {section}: {time.perf_counter() - started:.2f} s alone")
     handle = sum((entry.total_handle for entry in report.tables), Decimal(0))
     won = sum((entry.house_win for entry in report.tables), Decimal(0))
     theory = sum((entry.theoretical_win for entry in report.tables), Decimal(0))
