@@ -14,3 +14,11 @@ export function elapsed(milliseconds) {
   const s = String(seconds % 60).padStart(2, "0");
   return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
+
+/** How long a table dealt by hand has waited for its next card, as m:ss: since the
+ * table last changed (the state's `now`, the server's), read against the server's time
+ * `serverNow` (seconds); null when no card is due. */
+export function cardWait(view, serverNow) {
+  if (!view?.awaiting_card || typeof view.now !== "number") return null;
+  return elapsed((serverNow - view.now) * 1000);
+}

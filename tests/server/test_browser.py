@@ -1488,3 +1488,40 @@ def test_the_reality_check_leads_to_history_limits_and_logout_and_the_time_limit
     page.wait_for_url(re.compile(r"#/history$"))
     expect_text(page.locator("#reminder[open]"), [])
     ann.close()
+
+
+def test_a_dealer_is_offered_deal_and_watch_and_the_wait_for_a_card_is_timed(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """A dealer account holds no chips: the lobby offers it Deal and Watch, never Play.
+    A table dealt by hand waiting for a card shows, to the dealer and the players, for
+    how long it has waited."""
+    table = TableConfig(id="pit", preset="rws-v5", dealt="dealer", betting_seconds=2)
+    for site in serve(tmp_path, table, shoes={}):
+        site.add_dealer("dee")
+        dealer = Player(browser, site)
+        page = dealer.page
+        page.goto(f"{site.url}/#/login")
+        page.fill("#name", "dee")
+        page.fill("#password", PASSWORD)
+        page.click("button:text('Log in')")
+        card = page.locator("[data-table='pit']")
+        expect_text(card.locator("a.button"), ["Watch", "Deal"])
+
+        ann = Player(browser, site)
+        ann.sign_up("ann")
+        expect_text(ann.page.locator("[data-table='pit'] a.button"), ["Play"])
+        ann.page.click("[data-table='pit'] a:text('Play')")
+        ann.page.click("[data-spot='1:main']")
+        ann.page.click("text=Place bets")
+        timer = ann.page.locator(".timer")
+        expect_contains(timer, "Waiting for the dealer's card")
+        expect_contains(timer, re.compile(r"waited \d+:\d\d"))
+        page.goto(f"{site.url}/#/dealer/pit")
+        waited = page.locator(".dealer-console .waited")
+        expect_contains(waited, re.compile(r"^Waiting \d+:\d\d$"))
+        page.fill("#card", "10S")
+        page.keyboard.press("Enter")
+        expect_contains(ann.page.locator("[data-box='1']"), "10")
+        ann.close()
+        dealer.close()

@@ -1,5 +1,6 @@
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { cardWait, now } from "../clock.js";
 
 const CONFIRM = {
   interrupt: {
@@ -33,6 +34,8 @@ export function DealerConsole({ table, view }) {
     setReason("");
   }
   const whose = view.next_card_for;
+  void now.value; // the wait, each second
+  const waited = cardWait(view, table.now());
   return html`<div class="dealer-console">
     <h2>Dealer console</h2>
     <form class="row" onSubmit=${enter}>
@@ -40,6 +43,7 @@ export function DealerConsole({ table, view }) {
       <input id="card" value=${card} onInput=${(e) => setCard(e.currentTarget.value)} placeholder="e.g. QH" autocomplete="off" size="6" />
       <button type="submit" disabled=${!view.awaiting_card}>Enter card</button>
       <span class="next-card" role="status">${view.awaiting_card ? `The table waits for the next card${whose ? `: ${whose}` : ""}.` : "No card is due."}</span>
+      ${waited && html`<span class="waited" role="timer" aria-live="off">Waiting ${waited}</span>`}
     </form>
     <form class="row" onSubmit=${voidRound}>
       <label for="reason">Void reason</label>

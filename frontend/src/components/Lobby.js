@@ -2,7 +2,7 @@ import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { percent, sideBetName } from "../names.js";
-import { user } from "../session.js";
+import { plays, user } from "../session.js";
 
 const REFRESH_MS = 10_000;
 
@@ -45,7 +45,7 @@ export function Lobby() {
           <dt>Dealt</dt><dd>${table.dealt === "rng" ? "from a shuffled shoe (RNG)" : "by a dealer from a physical shoe"}</dd>
           <dt>RTP</dt><dd class="rtp">${r ? html`RTP ${percent(r.main)}${Object.keys(r.side_bets).length ? html`<small> · ${Object.entries(r.side_bets).map(([k, v]) => `${sideBetName(k)} ${percent(v)}`).join(" · ")}</small>` : ""}` : r === false ? "–" : "computing…"}</dd>
         </dl>
-        <a class="button primary" href=${`#/table/${table.id}`}>${user.value ? "Play" : "Watch"}</a>
+        <a class="button primary" href=${`#/table/${table.id}`}>${plays.value ? "Play" : "Watch"}</a>
         ${user.value && (user.value.role === "dealer" || user.value.role === "admin") && html` <a class="button" href=${`#/dealer/${table.id}`}>Deal</a>`}
       </li>`;
     })}</ul>

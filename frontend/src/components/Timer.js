@@ -1,5 +1,5 @@
 import { html } from "htm/preact";
-import { now } from "../clock.js";
+import { cardWait, now } from "../clock.js";
 
 const WORDS = {
   betting: (s) => `No more bets in ${s}s`,
@@ -15,7 +15,8 @@ export function Timer({ table, view }) {
   void now.value; // re-render every second
   const deadline = view.deadline;
   if (!deadline) {
-    const idle = view.phase === "betting" ? "Place your bets" : view.awaiting_card ? "Waiting for the dealer's card" : "";
+    const waited = cardWait(view, table.now());
+    const idle = view.phase === "betting" ? "Place your bets" : waited ? `Waiting for the dealer's card: waited ${waited}` : "";
     return html`<div class="timer" role="timer" aria-live="off">${idle}</div>`;
   }
   const left = Math.max(0, Math.ceil(deadline.at - table.now()));
