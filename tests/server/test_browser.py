@@ -1525,3 +1525,29 @@ def test_a_dealer_is_offered_deal_and_watch_and_the_wait_for_a_card_is_timed(
         expect_contains(ann.page.locator("[data-box='1']"), "10")
         ann.close()
         dealer.close()
+
+
+@pytest.mark.parametrize(("name", "width", "height"), [("phone", 390, 844), ("desktop", 1280, 800)])
+def test_how_to_play_says_the_tables_own_rules_in_a_few_steps(
+    rws_site: Site, browser: Browser, name: str, width: int, height: int
+) -> None:
+    """A short "how to play" panel for the table's rules (RWS v5: no hole card, 3 to 2
+    for a blackjack, surrender before any third card), on one screen on a phone."""
+    touch = {"has_touch": True, "is_mobile": True} if name == "phone" else {}
+    watcher = Player(browser, rws_site, viewport={"width": width, "height": height}, **touch)
+    page = watcher.page
+    page.goto(f"{rws_site.url}/#/table/rws")
+    page.get_by_role("button", name="How to play").click()
+    panel = page.get_by_role("dialog", name="How to play")
+    expect_text(
+        panel.locator(".steps strong"),
+        ["Bet.", "The deal.", "Your move.", "The dealer.", "Payouts."],
+    )
+    expect_contains(panel, "a bet is 25.00 to 5000.00 a box")
+    expect_contains(panel, "his second comes after every player has played")
+    expect_contains(panel, "a blackjack (an Ace and a ten in your first two cards) 3 to 2")
+    box = panel.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    panel.get_by_role("button", name="close").click()
+    expect_text(page.locator("dialog.how-to-play"), [])
+    watcher.close()

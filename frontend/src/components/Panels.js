@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { percent, ratioWords, sideBetName } from "../names.js";
 import { Dialog } from "./Dialog.js";
+import { howToPlay } from "../howto.js";
 
 
 export function RulesPanel({ id, onClose }) {
@@ -33,6 +34,16 @@ export function RulesPanel({ id, onClose }) {
           <tbody>${Object.entries(preset.citations).map(([field, c]) => html`<tr>
             <th scope="row">${field.replaceAll("_", " ")}</th><td>${Array.isArray(c.value) ? c.value.join(", ") : String(c.value ?? "none")}</td><td>${c.clause}</td><td>${c.note}</td></tr>`)}</tbody></table>
       </details>`}
+  <//>`;
+}
+
+/** How to play, in a few steps written from the table's rules. */
+export function HowToPlayPanel({ rules, sideBets, onClose }) {
+  return html`<${Dialog} title="How to play" onClose=${onClose} className="how-to-play">
+    ${rules
+      ? html`<ol class="steps">${howToPlay(rules, sideBets).map((step) => html`<li key=${step.title}><strong>${step.title}.</strong> ${step.text}</li>`)}</ol>`
+      : html`<p role="status">Loading the rules…</p>`}
+    <p class="fine">Every rule with its clause is under Rules.</p>
   <//>`;
 }
 

@@ -12,7 +12,7 @@ import { TableConnection } from "../table.js";
 import { ratioWords } from "../names.js";
 import { Felt } from "./Felt.js";
 import { EventLog } from "./EventLog.js";
-import { RulesPanel, StrategyPanel } from "./Panels.js";
+import { HowToPlayPanel, RulesPanel, StrategyPanel } from "./Panels.js";
 import { DealerConsole } from "./DealerConsole.js";
 import { RecentResults } from "./Outcome.js";
 import { TableHistory } from "./TableHistory.js";
@@ -383,6 +383,7 @@ export function TablePage({ id, dealer = false }) {
         ${queued.map((q) => html`<p class="fine" key=${q.box}>${ACTIONS[q.action][1]} chosen: played when box ${q.box}'s turn comes.</p>`)}
         ${code && html`<p class="hint" role="note">Basic strategy: ${codeWords(code)}</p>`}
         <div class="row tools">
+          <button type="button" onClick=${() => setPanel("how-to-play")}>How to play</button>
           <button type="button" onClick=${() => setPanel("rules")}>Rules</button>
           <button type="button" onClick=${openChart}>Strategy chart</button>
           <label><input type="checkbox" checked=${hint} onChange=${(event) => {
@@ -396,6 +397,7 @@ export function TablePage({ id, dealer = false }) {
     <${TableHistory} id=${id} ended=${["settled", "void"].includes(view.phase) ? view.round : null} />
     <${EventLog} table=${table} />
     ${panel === "rules" && html`<${RulesPanel} id=${id} onClose=${() => setPanel(null)} />`}
+    ${panel === "how-to-play" && html`<${HowToPlayPanel} rules=${rules} sideBets=${view.side_bets} onClose=${() => setPanel(null)} />`}
     ${panel === "strategy" && html`<${StrategyPanel} strategy=${strategy} onClose=${() => setPanel(null)} />`}
   </div>`;
 }
