@@ -1551,3 +1551,68 @@ def test_how_to_play_says_the_tables_own_rules_in_a_few_steps(
     panel.get_by_role("button", name="close").click()
     expect_text(page.locator("dialog.how-to-play"), [])
     watcher.close()
+
+
+#: axe-core, from the page's own npm packages (``npm ci`` in frontend/).
+AXE = Path(__file__).resolve().parents[2] / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+
+#: Each violation axe finds on the page: its rule, impact and the elements it names.
+AXE_RUN = """async () => {
+  const rules = { "label-content-name-mismatch": { enabled: true } };
+  const found = await axe.run(document, { rules });
+  return found.violations.map((v) => ({
+    rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+  }));
+}"""
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """What axe-core finds wrong on ``page`` as it is now: every rule it runs by default
+    (WCAG 2.x A and AA, and its best practices) and the experimental
+    label-content-name-mismatch (a control's name says what it shows, WCAG 2.5.3)."""
+    if not AXE.is_file():
+        if os.environ.get("CROUPIER_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"no axe-core at {AXE} (npm ci in frontend/)")
+        pytest.skip(f"no axe-core at {AXE} (npm ci in frontend/)")
+    settle_animations(page)  # a card half dealt is half transparent
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    violations: list[dict[str, Any]] = page.evaluate(AXE_RUN)
+    return violations
+
+
+@pytest.mark.parametrize(("name", "width", "height"), [("phone", 390, 844), ("desktop", 1280, 800)])
+def test_axe_finds_nothing_on_the_lobby_table_history_and_limits(
+    rws_site: Site, browser: Browser, name: str, width: int, height: int
+) -> None:
+    """axe-core on each page a player uses, at each moment of a round: no violation."""
+    touch = {"has_touch": True, "is_mobile": True} if name == "phone" else {}
+    ann = Player(browser, rws_site, viewport={"width": width, "height": height}, **touch)
+    page = ann.page
+    page.goto(f"{rws_site.url}/#/")
+    expect_contains(page.locator(".lobby"), "rws")
+    found = {"lobby (watching)": axe_violations(page)}
+    ann.sign_up("ann")
+    found["lobby"] = axe_violations(page)
+    ann.sit_at("rws")
+    expect_contains(page.locator(".controls"), "Place bets")
+    found["table, betting"] = axe_violations(page)
+    page.click("[data-spot='1:main']")
+    page.click("text=Place bets")
+    expect_contains(page.locator(".actions"), "Stand")
+    found["table, decision"] = axe_violations(page)
+    page.keyboard.press("s")
+    expect_contains(page.locator(".banner"), "You win")
+    expect_contains(page.locator(".table-history"), "Dealer busted")
+    found["table, result"] = axe_violations(page)
+    page.get_by_role("button", name="How to play").click()
+    found["how to play"] = axe_violations(page)
+    page.keyboard.press("Escape")
+    page.click("nav >> text=History")
+    expect_contains(page.locator("main"), "rws")
+    found["history"] = axe_violations(page)
+    page.click("nav >> text=Limits")
+    expect_contains(page.locator("#limits-now"), "Now:")
+    found["limits"] = axe_violations(page)
+    assert {where: problems for where, problems in found.items() if problems} == {}
+    ann.close()

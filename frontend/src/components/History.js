@@ -14,11 +14,11 @@ export function History() {
     api("/api/rounds?limit=50").then(setRounds).catch((e) => setError(e.message));
   }, []);
   if (error) return html`<p class="error" role="alert">${error}</p>`;
-  if (!rounds) return html`<p role="status">Loading your rounds…</p>`;
+  if (!rounds) return html`<h1>Your rounds</h1><p role="status">Loading your rounds…</p>`;
   if (!rounds.length) return html`<h1>Your rounds</h1><p>No rounds yet: <a href="#/">pick a table</a>.</p>`;
   return html`<h1>Your rounds</h1>
     <table class="history">
-      <thead><tr>${["Round", "Table", "Status", "Balance before", "after", "Net", ""].map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+      <thead><tr>${["Round", "Table", "Status", "Balance before", "after", "Net", "Recall"].map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
       <tbody>${rounds.map((r) => html`<tr key=${r.round}>
         <td>#${r.number}</td><td>${r.table}</td><td>${r.status}</td>
         <td>${r.balance_before}</td><td>${r.balance_after ?? "–"}</td>

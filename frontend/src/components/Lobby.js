@@ -27,8 +27,8 @@ export function Lobby() {
         .catch(() => setRtp((known) => ({ ...known, [table.id]: false })));
     }
   }, [tables]);
-  if (error) return html`<p class="error" role="alert">${error}</p>`;
-  if (!tables) return html`<p role="status">Loading the tables…</p>`;
+  if (error) return html`<h1>Tables</h1><p class="error" role="alert">${error}</p>`;
+  if (!tables) return html`<h1>Tables</h1><p role="status">Loading the tables…</p>`;
   return html`<section class="lobby-page">
     <h1>Tables</h1>
     <ul class="lobby">${tables.map((table) => {

@@ -34,7 +34,7 @@
       <a class="button" href="#/limits" onClick=${()=>e.current?.close()}>Your limits</a>
     </nav>
     <form method="dialog"><button class="primary" autofocus>I understand</button></form>
-  </dialog>`}var $=e=>({player_pair:`Player Pair`,under_13:`Under 13`,over_13:`Over 13`,perfect_pairs:`Perfect Pairs`,"21+3":`21+3`})[e]??e,En=e=>e.includes(`/`)?e.replace(`/`,` to `):`${e} to 1`,Dn=e=>`${(100*Number(e)).toFixed(2)}%`,On={win:`Win`,lose:`Lose`,"stand-off":`Push`,blackjack:`Blackjack`,surrender:`Surrendered`,returned:`Returned`,void:`Void`,bust:`Bust`,lost:`Lose`,"dealer-blackjack":`Dealer blackjack`,"even-money":`Even money`,nothing:`No win`},kn=e=>On[e]??e.replaceAll(`-`,` `);function An(e){let{op:t,args:n}=e,r=n.box?` on box ${n.box}`:``;if(t===`bet`)return`${!n.bet||n.bet===`main`?`bet`:`${$(n.bet)} bet`} ${n.amount}${r}`;let i=Object.entries(n).filter(([e])=>e!==`box`).map(([e,t])=>`${e} ${t}`);return`${t.replaceAll(`_`,` `)}${r}${i.length?` (${i.join(`, `)})`:``}`}var jn=1e4;function Mn(){let[e,t]=L(null),[n,r]=L({}),[i,a]=L(null);return R(()=>{let e=!0,n=()=>U(`/api/tables`).then(n=>e&&t(n)).catch(t=>e&&a(t.message));n();let r=setInterval(n,jn);return()=>{e=!1,clearInterval(r)}},[]),R(()=>{for(let t of e??[])t.id in n||(r(e=>({...e,[t.id]:null})),U(`/api/tables/${encodeURIComponent(t.id)}/rtp`).then(e=>r(n=>({...n,[t.id]:e}))).catch(()=>r(e=>({...e,[t.id]:!1}))))},[e]),i?N`<p class="error" role="alert">${i}</p>`:e?N`<section class="lobby-page">
+  </dialog>`}var $=e=>({player_pair:`Player Pair`,under_13:`Under 13`,over_13:`Over 13`,perfect_pairs:`Perfect Pairs`,"21+3":`21+3`})[e]??e,En=e=>e.includes(`/`)?e.replace(`/`,` to `):`${e} to 1`,Dn=e=>`${(100*Number(e)).toFixed(2)}%`,On={win:`Win`,lose:`Lose`,"stand-off":`Push`,blackjack:`Blackjack`,surrender:`Surrendered`,returned:`Returned`,void:`Void`,bust:`Bust`,lost:`Lose`,"dealer-blackjack":`Dealer blackjack`,"even-money":`Even money`,nothing:`No win`},kn=e=>On[e]??e.replaceAll(`-`,` `);function An(e){let{op:t,args:n}=e,r=n.box?` on box ${n.box}`:``;if(t===`bet`)return`${!n.bet||n.bet===`main`?`bet`:`${$(n.bet)} bet`} ${n.amount}${r}`;let i=Object.entries(n).filter(([e])=>e!==`box`).map(([e,t])=>`${e} ${t}`);return`${t.replaceAll(`_`,` `)}${r}${i.length?` (${i.join(`, `)})`:``}`}var jn=1e4;function Mn(){let[e,t]=L(null),[n,r]=L({}),[i,a]=L(null);return R(()=>{let e=!0,n=()=>U(`/api/tables`).then(n=>e&&t(n)).catch(t=>e&&a(t.message));n();let r=setInterval(n,jn);return()=>{e=!1,clearInterval(r)}},[]),R(()=>{for(let t of e??[])t.id in n||(r(e=>({...e,[t.id]:null})),U(`/api/tables/${encodeURIComponent(t.id)}/rtp`).then(e=>r(n=>({...n,[t.id]:e}))).catch(()=>r(e=>({...e,[t.id]:!1}))))},[e]),i?N`<h1>Tables</h1><p class="error" role="alert">${i}</p>`:e?N`<section class="lobby-page">
     <h1>Tables</h1>
     <ul class="lobby">${e.map(e=>{let t=e.boxes-Object.keys(e.seats).length,r=n[e.id];return N`<li class="table-card" key=${e.id} data-table=${e.id}>
         <h2>${e.name}</h2>
@@ -50,7 +50,7 @@
         <a class="button primary" href=${`#/table/${e.id}`}>${Ft.value?`Play`:`Watch`}</a>
         ${W.value&&(W.value.role===`dealer`||W.value.role===`admin`)&&N` <a class="button" href=${`#/dealer/${e.id}`}>Deal</a>`}
       </li>`})}</ul>
-  </section>`:N`<p role="status">Loading the tables…</p>`}function Nn({next:e=`#/`}){let[t,n]=L(``),[r,i]=L(``),[a,o]=L(``),[s,c]=L(!1);async function l(n,i){n.preventDefault(),c(!0),o(``);try{let n={name:t,password:r};i&&await U(`/api/accounts`,{method:`POST`,body:n}),await U(`/api/sessions`,{method:`POST`,body:n});let a=Lt(await U(`/api/me`));location.hash=e,await a}catch(e){o(e.message)}finally{c(!1)}}return N`<form class="login" onSubmit=${e=>l(e,!1)}>
+  </section>`:N`<h1>Tables</h1><p role="status">Loading the tables…</p>`}function Nn({next:e=`#/`}){let[t,n]=L(``),[r,i]=L(``),[a,o]=L(``),[s,c]=L(!1);async function l(n,i){n.preventDefault(),c(!0),o(``);try{let n={name:t,password:r};i&&await U(`/api/accounts`,{method:`POST`,body:n}),await U(`/api/sessions`,{method:`POST`,body:n});let a=Lt(await U(`/api/me`));location.hash=e,await a}catch(e){o(e.message)}finally{c(!1)}}return N`<form class="login" onSubmit=${e=>l(e,!1)}>
     <h1>Take a seat</h1>
     <label for="name">Name</label>
     <input id="name" autocomplete="username" required minlength="3" value=${t} onInput=${e=>n(e.currentTarget.value)} autofocus />
@@ -253,13 +253,13 @@
     ${e.announcements.value.map(e=>N`<p key=${e.id}>${e.text}</p>`)}
   </div>`}function Li(){let[e,t]=L(null),[n,r]=L(null);return R(()=>{U(`/api/rounds?limit=50`).then(t).catch(e=>r(e.message))},[]),n?N`<p class="error" role="alert">${n}</p>`:e?e.length?N`<h1>Your rounds</h1>
     <table class="history">
-      <thead><tr>${[`Round`,`Table`,`Status`,`Balance before`,`after`,`Net`,``].map(e=>N`<th scope="col">${e}</th>`)}</tr></thead>
+      <thead><tr>${[`Round`,`Table`,`Status`,`Balance before`,`after`,`Net`,`Recall`].map(e=>N`<th scope="col">${e}</th>`)}</tr></thead>
       <tbody>${e.map(e=>N`<tr key=${e.round}>
         <td>#${e.number}</td><td>${e.table}</td><td>${e.status}</td>
         <td>${e.balance_before}</td><td>${e.balance_after??`–`}</td>
         <td>${e.balance_after==null?`–`:Q(Y(e.balance_after).minus(e.balance_before))}</td>
         <td><a href=${`#/round/${e.round}`}>Recall</a></td></tr>`)}</tbody>
-    </table>`:N`<h1>Your rounds</h1><p>No rounds yet: <a href="#/">pick a table</a>.</p>`:N`<p role="status">Loading your rounds…</p>`}function Ri({id:e}){let[t,n]=L(null),[r,i]=L(null);if(R(()=>{U(`/api/rounds/${encodeURIComponent(e)}`).then(n).catch(e=>i(e.message))},[e]),r)return N`<p class="error" role="alert">${r}</p>`;if(!t)return N`<p role="status">Loading the round…</p>`;let a=t.recall,o=e=>e?new Date(e).toLocaleString():`–`;return N`<article class="recall">
+    </table>`:N`<h1>Your rounds</h1><p>No rounds yet: <a href="#/">pick a table</a>.</p>`:N`<h1>Your rounds</h1><p role="status">Loading your rounds…</p>`}function Ri({id:e}){let[t,n]=L(null),[r,i]=L(null);if(R(()=>{U(`/api/rounds/${encodeURIComponent(e)}`).then(n).catch(e=>i(e.message))},[e]),r)return N`<p class="error" role="alert">${r}</p>`;if(!t)return N`<p role="status">Loading the round…</p>`;let a=t.recall,o=e=>e?new Date(e).toLocaleString():`–`;return N`<article class="recall">
     <p><a href="#/history">← Your rounds</a></p>
     <h1>Round #${a.number} at ${a.table}</h1>
     <p>${t.rules} version ${t.rules_version} · ${a.status}${a.void_reason?`: ${a.void_reason}`:``} · opened ${o(a.opened_at)}, closed ${o(a.closed_at)}</p>
@@ -354,4 +354,4 @@
     <main id="main" tabindex="-1"><${na} /></main>
     <${Cn} onLogout=${ea} />
     <${Tn} />`}U(`/api/me`).then(Lt).catch(()=>Bt()).finally(()=>M(N`<${ia} />`,document.getElementById(`root`)));
-//# sourceMappingURL=index-BwKgoFce.js.map
+//# sourceMappingURL=index-BouqB0VF.js.map
