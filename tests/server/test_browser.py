@@ -1409,8 +1409,8 @@ def test_a_player_gone_mid_round_is_said_with_how_long_the_table_waits(
         expect_contains(notice, "ann disconnected.")
         expect_contains(notice, re.compile(r"The table waits \d+s for his hand, then plays it"))
         expect_contains(notice, "draw to 12 or more, then stand")
-        box = notice.bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        shown = notice.bounding_box()
+        assert shown is not None and shown["x"] >= 0 and shown["x"] + shown["width"] <= 390
         back = ann.context.new_page()
         back.goto(f"{site.url}/#/table/live")
         expect_contains(back.locator(".actions"), "Stand")
