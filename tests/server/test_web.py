@@ -1,7 +1,10 @@
-"""The page's data: the tables' exact RTPs, computed once per rule set and kept."""
+"""The page's data: the tables' exact RTPs, computed once per rule set and kept; the
+page's weight."""
 
 from __future__ import annotations
 
+import gzip
+import re
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +69,14 @@ def test_an_unwritable_or_damaged_cache_only_costs_a_computation(
     assert RtpCache(blocked / "cache").get(rules)["main"] == 0.99
     assert RtpCache(None).get(rules)["main"] == 0.99
     assert len(computed) == 3
+
+
+def test_the_lobby_weighs_under_60_kb_compressed() -> None:
+    """What the lobby loads (the page, its script and its styles, no other request but
+    the API's) stays under 60 kB gzipped, the table, history and limits included."""
+    index = (web.STATIC / "index.html").read_text()
+    assets = re.findall(r'(?:src|href)="/static/(assets/[^"]+\.(?:js|css))"', index)
+    assert any(name.endswith(".js") for name in assets), index
+    files = [index.encode(), *((web.STATIC / name).read_bytes() for name in assets)]
+    weight = sum(len(gzip.compress(data, compresslevel=9)) for data in files)
+    assert weight < 60_000, f"the lobby weighs {weight} bytes compressed"
