@@ -195,7 +195,8 @@ export class TableConnection {
   async catchUp(state) {
     await this.loadLog();
     const stored = openRound(this.tableId);
-    if (!stored || (stored.round === state.round && !OVER.has(state.phase))) return;
+    if (!stored) return this.recallLast(state);
+    if (stored.round === state.round && !OVER.has(state.phase)) return;
     if (stored.round === state.round) return; // the state shows its end: see show()
     try {
       const record = await api(`/api/rounds/${encodeURIComponent(stored.round)}`);
@@ -205,6 +206,28 @@ export class TableConnection {
       if (this.summary.value?.round === stored.round) this.tell("info", this.summary.value.text, "round_summary");
     } catch {
       setOpenRound(this.tableId, null);
+    }
+  }
+
+  /**
+   * A tab that never followed a round here (a new tab, another device): the player's
+   * last round at this table, from the server, told once in words ("Your last round
+   * here, round 12: You win +25.00") and added to his recent results.
+   */
+  async recallLast(state) {
+    try {
+      const rounds = await api("/api/rounds?limit=20");
+      const last = rounds.find((r) => r.table === this.tableId);
+      if (!last || last.status === "open" || last.round === state.round) return;
+      if (road(this.tableId).some((entry) => entry.round === last.round)) return; // seen here
+      const recall = (await api(`/api/rounds/${encodeURIComponent(last.round)}`)).recall;
+      const summary = roundSummary({ events: recall.events, results: recall.bets, you: this.you.value, number: recall.number });
+      if (!summary || this.closed) return;
+      this.road.value = remember(this.tableId, { round: last.round, number: recall.number, kind: summary.kind, net: summary.net });
+      if (this.notice.value) return; // something newer is being said
+      this.tell("info", `Your last round here, round ${recall.number}: ${summary.text}`, "last_round");
+    } catch {
+      // Nothing to tell: the table itself is shown as it is.
     }
   }
 

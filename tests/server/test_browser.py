@@ -1616,3 +1616,32 @@ def test_axe_finds_nothing_on_the_lobby_table_history_and_limits(
     found["limits"] = axe_violations(page)
     assert {where: problems for where, problems in found.items() if problems} == {}
     ann.close()
+
+
+def test_a_new_tab_is_told_what_became_of_the_players_last_round_from_the_server(
+    rws_site: Site, browser: Browser
+) -> None:
+    """Coming back in a new tab (nothing of the table kept in it), the player is told
+    what became of his last round at the table, read from the server; a reload of a tab
+    that saw it does not tell it again."""
+    ann = Player(browser, rws_site)
+    ann.sign_up("ann")
+    ann.sit_at("rws")
+    page = ann.page
+    page.click("[data-spot='1:main']")
+    page.click("text=Place bets")
+    expect_contains(page.locator(".actions"), "Stand")
+    page.keyboard.press("s")  # 17 against the dealer's 6+9+K: he busts
+    expect_contains(page.locator(".banner"), "You win")
+    page.wait_for_selector("[data-spot='1:main']:not([disabled])")  # the next round
+    page.close()
+    again = ann.context.new_page()
+    again.goto(f"{rws_site.url}/#/table/rws")
+    notice = again.locator(".notice")
+    expect_contains(notice, "Your last round here, round 1: You win +25.00")
+    expect_text(again.locator(".recent .bead"), ["W"])
+    again.reload()
+    expect_text(again.locator(".recent .bead"), ["W"])
+    expect_text(again.locator(".notice"), re.compile(r"^\s*$"))
+    ann.page = again
+    ann.close()
