@@ -4,12 +4,12 @@ table runtime, and the ledger's legs summed in Python, apart from the report's S
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from decimal import Decimal
 
 import sqlalchemy
 
-from croupier.round import Phase
+from croupier.round import Phase, Round
 from croupier.server.runtime import TableRuntime
 from croupier.server.schema import accounts, legs, rounds, transactions
 
@@ -70,16 +70,22 @@ def play(
     start: float = 1000.0,
     side_bets: dict[str, tuple[str, str]] | None = None,
     insurers: dict[str, float] | None = None,
+    index_players: Collection[str] = (),
+    boxes: dict[str, int] | None = None,
 ) -> float:
     """Play ``rounds_to_play`` rounds, each player on his own box (in the order given):
     seeded decisions (stand at 17 or more, else hit or stand at random; every offer
     declined, but insurance taken by each of ``insurers`` at his true count or more).  ``side_bets``
-    gives a player a side bet (key, amount) every round.  Returns the clock's time."""
+    gives a player a side bet (key, amount) every round.  ``index_players`` play the
+    Illustrious 18 at the true count before the round wherever they apply (the index
+    play at the index or above, the other below).  ``boxes`` gives a player several boxes
+    side by side (one by default).  Returns the clock's time."""
     rng = random.Random(seed)
     now = start
+    seats = [name for name in bettors for _ in range((boxes or {}).get(name, 1))]
     for _ in range(rounds_to_play):
-        for box, (name, bettor) in enumerate(bettors.items(), start=1):
-            amount = bettor(runtime, rng)
+        for box, name in enumerate(seats, start=1):
+            amount = bettors[name](runtime, rng)
             if amount is None:
                 continue
             runtime.apply("bet", name, {"box": box, "amount": str(amount)}, now=now)
@@ -112,7 +118,10 @@ def play(
                 hand = game.current_hand
                 assert hand is not None
                 player = game.seated_player(game.current_turn[0])
-                if hand.total >= 17 or not game.can_hit() or rng.random() < 0.3:
+                chosen = _index_decision(game, counted) if player in index_players else None
+                if chosen is not None:
+                    runtime.apply(chosen, player, {}, now=now)
+                elif hand.total >= 17 or not game.can_hit() or rng.random() < 0.3:
                     runtime.apply("stand", player, {}, now=now)
                 else:
                     runtime.apply("hit", player, {}, now=now)
@@ -122,6 +131,27 @@ def play(
         now += runtime.config.pause_seconds + 1
         runtime.tick(now)
     return now
+
+
+def _index_decision(game: Round, counted: float) -> str | None:
+    """A counter's play where an index of the Illustrious 18 applies; ``None`` elsewhere."""
+    from croupier.backoffice.deviations import card_value, index_play
+
+    hand, up = game.current_hand, game.up_card
+    if hand is None or up is None or len(hand.cards) != 2 or hand.from_split or hand.is_soft:
+        return None
+    values = [card_value(card.text) for card in hand.cards]
+    tens = values == [10, 10]
+    if values[0] == values[1] and not tens:
+        return None
+    found = index_play(sum(values), card_value(up.text), pair_of_tens=tens)
+    if found is None:
+        return None
+    chosen = found.play if counted >= found.index else found.otherwise
+    legal = {"double": game.can_double, "split": game.can_split, "hit": game.can_hit}
+    if chosen in legal and not legal[chosen]():
+        return None
+    return chosen
 
 
 def leg_sums(engine: sqlalchemy.Engine) -> dict[str, object]:

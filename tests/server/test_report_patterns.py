@@ -11,9 +11,10 @@ import pytest
 import sqlalchemy
 
 from croupier.backoffice import advantage
-from croupier.backoffice.advantage import CountedBet, assess, true_counts
+from croupier.backoffice.advantage import FLAG_Z, CountedBet, assess, true_counts
+from croupier.backoffice.deviations import ILLUSTRIOUS_18, Decision, IndexPlay, tally
 from croupier.backoffice.report import build_report
-from croupier.backoffice.shuffle import shuffle_health
+from croupier.backoffice.shuffle import RANKS, shuffle_health
 from croupier.server import rounds_store, shoes
 from croupier.server.shoes import ServerShoe
 from tests.server.report_play import SeededShuffles, counter, flat, play, scattered
@@ -173,3 +174,82 @@ def test_fair_shuffles_fail_about_as_often_as_the_threshold_says() -> None:
             orders.append(order)
         failed += not shuffle_health(f"t{index}", orders).passed
     assert failed <= 3
+
+
+def _situations(rng: random.Random, decisions: int) -> list[tuple[IndexPlay, float]]:
+    """Index situations as play meets them: each of the Illustrious 18 at random, at a
+    true count before the round from a seeded six-deck shoe dealt to three quarters."""
+    counts: list[float] = []
+    while len(counts) < decisions:
+        order = [f"{rank}S" for rank in RANKS] * 24
+        rng.shuffle(order)
+        position = 0
+        while position < len(order) * 3 // 4 and len(counts) < decisions:
+            counts.append(true_counts(order, [position])[0])
+            position += rng.randint(5, 15)
+    return [(rng.choice(ILLUSTRIOUS_18), count) for count in counts]
+
+
+def test_play_by_the_indices_is_flagged_and_play_blind_to_the_count_is_not() -> None:
+    """The play-deviation threshold's calibration: over simulated players, the z of one
+    whose play ignores the count (basic strategy, or a choice at random) is a standard
+    normal value, so he is flagged as rarely as a flat bettor (FLAT_BETTOR_FLAGGED); a
+    player of the Illustrious 18 (Schlesinger, Blackjack Attack, ch. 5) is flagged every
+    time over 150 index decisions (some 1,300 rounds of one box), a basic strategy player
+    never (he never departs from it)."""
+    rng = random.Random(18)
+    random_zs: list[float] = []
+    counters_flagged = 0
+    for _ in range(300):
+        random_player = tally(
+            Decision("blind", play, count >= play.index, rng.random() < 0.3)
+            for play, count in _situations(rng, 200)
+        )["blind"]
+        assert random_player.z is not None
+        random_zs.append(random_player.z)
+        basic = tally(
+            Decision("basic", play, count >= play.index, play.basic == play.play)
+            for play, count in _situations(rng, 200)
+        )["basic"]
+        assert basic.z == 0.0  # the same play every time in each situation
+        counter = tally(
+            Decision("counter", play, count >= play.index, count >= play.index)
+            for play, count in _situations(rng, 150)
+        )["counter"]
+        assert counter.z is not None
+        counters_flagged += counter.z >= FLAG_Z
+    # Each situation's share of the count is his own decisions' here: a little narrower
+    # than a standard normal value, so a flag is rarer than FLAT_BETTOR_FLAGGED says.
+    assert abs(statistics.mean(random_zs)) < 0.2
+    assert 0.6 < statistics.stdev(random_zs) < 1.05
+    assert sum(z >= FLAG_Z for z in random_zs) == 0  # chance 3e-5 each
+    assert counters_flagged == 300
+
+
+def test_a_seeded_index_player_is_flagged_by_his_play_and_the_others_are_not(
+    engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six decks, 500 rounds, everyone betting flat: the player of the Illustrious 18, on
+    three boxes (some 170 index decisions), is flagged by his play alone; the others,
+    who hit or stand whatever the count, are not."""
+    monkeypatch.setattr(shoes, "secrets", SeededShuffles(2027))
+    ids = make_users(engine, "ann", "bob", "dee", chips="1000000.00")
+    runtime = table(engine, ids, "casino-to-go")
+    play(
+        runtime,
+        {"ann": flat("10"), "bob": flat("20"), "dee": flat("10")},
+        500,
+        seed=12,
+        index_players={"dee"},
+        boxes={"dee": 3},
+    )
+    since, until = _window()
+    with engine.connect() as conn:
+        report = build_report(conn, since=since, until=until)
+    found = {entry.player: entry for entry in report.advantage}
+    assert found["dee"].play_flagged and not found["dee"].bets_flagged
+    assert "plays the count's indices" in found["dee"].verdict
+    assert found["dee"].index_decisions >= 120 and found["dee"].index_plays > 0
+    for name in ("ann", "bob"):
+        assert not found[name].flagged, found[name]
+        assert found[name].index_decisions >= 40

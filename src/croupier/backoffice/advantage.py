@@ -103,18 +103,36 @@ class PlayerCount:
     spread: Decimal | None
     insured: int
     insured_at_index: int
+    #: His decisions at the count's index situations in the rounds replayed (see
+    #: :mod:`croupier.backoffice.deviations`), the index plays he made where the count
+    #: called for them, and how far his play follows the count (a z-score).
+    index_decisions: int = 0
+    index_plays: int = 0
+    play_z: float | None = None
+
+    @property
+    def bets_flagged(self) -> bool:
+        """His bet follows the count beyond chance (see :data:`FLAG_Z`)."""
+        return self.z is not None and self.z >= FLAG_Z
+
+    @property
+    def play_flagged(self) -> bool:
+        """His play follows the count's indices beyond chance (see :data:`FLAG_Z`)."""
+        return self.play_z is not None and self.play_z >= FLAG_Z
 
     @property
     def flagged(self) -> bool:
-        """His bet follows the count beyond chance (see :data:`FLAG_Z`)."""
-        return self.z is not None and self.z >= FLAG_Z
+        """His bet or his play follows the count beyond chance."""
+        return self.bets_flagged or self.play_flagged
 
     @property
     def verdict(self) -> str:
         """In words."""
         words = []
-        if self.flagged:
+        if self.bets_flagged:
             words.append(f"bet follows the count (z = {self.z:.1f})")
+        if self.play_flagged:
+            words.append(f"plays the count's indices (z = {self.play_z:.1f})")
         if self.insured and self.insured_at_index == self.insured:
             words.append(f"insured only at true count +{INSURANCE_INDEX} or more")
         return "; ".join(words) or "no sign of counting"
@@ -132,6 +150,9 @@ class PlayerCount:
             "spread": None if self.spread is None else str(self.spread),
             "insured": self.insured,
             "insured_at_index": self.insured_at_index,
+            "index_decisions": self.index_decisions,
+            "index_plays": self.index_plays,
+            "play_z": None if self.play_z is None else round(self.play_z, 4),
             "flagged": self.flagged,
             "verdict": self.verdict,
         }

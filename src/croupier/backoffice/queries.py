@@ -38,6 +38,7 @@ __all__ = [
     "Scope",
     "bet_totals",
     "count_sums",
+    "decision_rounds",
     "irregular_inputs",
     "player_money",
     "player_rounds",
@@ -340,6 +341,62 @@ def count_sums(conn: sa.Connection, scope: Scope, players: Sequence[str]) -> lis
         .group_by(round_bets.c.player, sa.text("2"))
     )
     return [row for row in conn.execute(query)]
+
+
+def decision_rounds(
+    conn: sa.Connection, scope: Scope, limit: int, players: Sequence[str]
+) -> list[tuple[Any, list[str]]]:
+    """At most ``limit`` of the period's settled rounds dealt from the server's shoe
+    in which ``players`` played, to replay for their decisions: all of them when they
+    are that few, else each table's share of ``limit`` with the largest true counts
+    either way (of those at 2 or more, or -2 or less).  Each as its row (id, table, true
+    count, record's text) and its inputs' texts in order."""
+    where = sa.and_(
+        scope.rounds_where("settled"),
+        rounds.c.true_count.is_not(None),
+        sa.exists().where(
+            round_bets.c.round_id == rounds.c.id, round_bets.c.player.in_(list(players))
+        ),
+    )
+    total = conn.execute(
+        sa.select(sa.func.count(), sa.func.count(sa.distinct(rounds.c.table_id))).where(where)
+    ).one()
+    if total[0] > limit:
+        share = max(limit // max(int(total[1]), 1), 1)
+        ranked = (
+            sa.select(
+                rounds.c.id,
+                sa.func.row_number()
+                .over(
+                    partition_by=rounds.c.table_id,
+                    order_by=(sa.func.abs(rounds.c.true_count).desc(), rounds.c.id),
+                )
+                .label("rank"),
+            )
+            .where(where, sa.func.abs(rounds.c.true_count) >= 2)
+            .subquery("ranked")
+        )
+        chosen = sa.select(ranked.c.id).where(ranked.c.rank <= share)
+    else:
+        chosen = sa.select(rounds.c.id).where(where)
+    ids = [row.id for row in conn.execute(chosen)]
+    found: list[tuple[Any, list[str]]] = []
+    inputs: dict[str, list[str]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for round_id, text in conn.execute(
+            sa.select(round_inputs.c.round_id, round_inputs.c.input)
+            .where(round_inputs.c.round_id.in_(chunk))
+            .order_by(round_inputs.c.round_id, round_inputs.c.seq)
+        ):
+            inputs.setdefault(round_id, []).append(text)
+        for row in conn.execute(
+            sa.select(rounds.c.id, rounds.c.table_id, rounds.c.true_count, rounds.c.record)
+            .where(rounds.c.id.in_(chunk))
+            .order_by(rounds.c.id)
+        ):
+            found.append((row, inputs.get(row.id, [])))
+    return found
 
 
 def shoe_ranks(conn: sa.Connection, scope: Scope) -> list[tuple[str, int, str]]:

@@ -7,6 +7,7 @@ Money is :class:`~decimal.Decimal` (from the ledger's integer units), ratios are
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Collection, Iterable
@@ -18,16 +19,18 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from croupier.backoffice import advantage, queries
+from croupier.backoffice import advantage, deviations, queries
 from croupier.backoffice.edges import Edges, edges_for
 from croupier.backoffice.errors import ReportError
 from croupier.backoffice.queries import Scope
 from croupier.backoffice.shuffle import ShuffleHealth, shuffle_health_of_ranks
 from croupier.backoffice.statistics import verdict
 from croupier.errors import CroupierError
-from croupier.presets import find_preset
+from croupier.presets import find_preset, rules_of_record
+from croupier.round import Round
 from croupier.rules import Rules
 from croupier.server.schema import rounds, users
+from croupier.server.shoes import ServerShoe
 
 __all__ = [
     "SECTIONS",
@@ -552,4 +555,50 @@ def _advantage(
             at_index=int(row.at_index),
         )
     found = [advantage.assess_sums(name, buckets) for name, buckets in sorted(by_player.items())]
-    return [entry for entry in found if entry.rounds >= advantage.FEWEST_ROUNDS]
+    found = [entry for entry in found if entry.rounds >= advantage.FEWEST_ROUNDS]
+    if not found:
+        return []
+    tallies = _decisions(conn, scope, [entry.player for entry in found])
+    return [
+        dataclasses.replace(
+            entry,
+            index_decisions=tallies[entry.player].decisions,
+            index_plays=tallies[entry.player].deviations,
+            play_z=tallies[entry.player].z,
+        )
+        if entry.player in tallies
+        else entry
+        for entry in found
+    ]
+
+
+def _decisions(
+    conn: sa.Connection, scope: Scope, players: list[str]
+) -> dict[str, deviations.PlayTally]:
+    """The players' decisions at the count's index situations, from a bounded sample of
+    rounds replayed through the engine (see :mod:`croupier.backoffice.deviations`)."""
+    wanted = set(players)
+    rule_sets: dict[str, Rules] = {}
+    found: list[deviations.Decision] = []
+    for row, texts in queries.decision_rounds(conn, scope, deviations.DECISION_ROUNDS, players):
+        record = json.loads(row.record)
+        shoe = record.get("shoe")
+        if not isinstance(shoe, dict):
+            continue
+        name = str(record.get("rules", ""))
+        try:
+            current = rule_sets.get(name)
+            if current is None:
+                current = rule_sets[name] = find_preset(name).rules
+            rules = rules_of_record(record, current)
+            position = int(shoe["position"])
+            # The cards from the round's place on: a round never draws eighty.
+            rest = shoe["order"][position : position + 80]
+            source = ServerShoe.restore({**shoe, "order": rest, "position": 0, "cut": len(rest)})
+            game = Round(rules, source)
+            inputs = [json.loads(text) for text in texts]
+            decisions = deviations.decisions_of_round(game, inputs, float(row.true_count))
+        except (CroupierError, KeyError, ValueError, TypeError):
+            continue  # a round the engine cannot replay from its record: not judged
+        found.extend(decision for decision in decisions if decision.player in wanted)
+    return deviations.tally(found)
