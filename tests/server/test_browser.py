@@ -1345,7 +1345,7 @@ def test_the_live_region_says_the_players_own_turns_and_results_and_nothing_of_o
 
 @pytest.mark.parametrize(("name", "width", "height"), [("phone", 390, 844), ("desktop", 1280, 800)])
 def test_the_tables_history_is_the_servers_and_a_new_device_sees_it(
-    rws_site: Site, browser: Browser, name: str, width: int, height: int
+    rws_site: Site, browser: Browser, screenshots: Path, name: str, width: int, height: int
 ) -> None:
     """The table's last results are kept on the server, for everyone at the table: after
     ann's round (the dealer's 6+9+K busts), a watcher on another device, who never saw
@@ -1378,6 +1378,7 @@ def test_the_tables_history_is_the_servers_and_a_new_device_sees_it(
     assert overflow == 0
     box = seen.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    seen.screenshot(path=str(screenshots / f"table-history-{name}.png"))
     watcher.close()
     ann.close()
 
@@ -1529,7 +1530,7 @@ def test_a_dealer_is_offered_deal_and_watch_and_the_wait_for_a_card_is_timed(
 
 @pytest.mark.parametrize(("name", "width", "height"), [("phone", 390, 844), ("desktop", 1280, 800)])
 def test_how_to_play_says_the_tables_own_rules_in_a_few_steps(
-    rws_site: Site, browser: Browser, name: str, width: int, height: int
+    rws_site: Site, browser: Browser, screenshots: Path, name: str, width: int, height: int
 ) -> None:
     """A short "how to play" panel for the table's rules (RWS v5: no hole card, 3 to 2
     for a blackjack, surrender before any third card), on one screen on a phone."""
@@ -1548,6 +1549,7 @@ def test_how_to_play_says_the_tables_own_rules_in_a_few_steps(
     expect_contains(panel, "a blackjack (an Ace and a ten in your first two cards) 3 to 2")
     box = panel.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    page.screenshot(path=str(screenshots / f"how-to-play-{name}.png"))
     panel.get_by_role("button", name="close").click()
     expect_text(page.locator("dialog.how-to-play"), [])
     watcher.close()
