@@ -791,7 +791,10 @@ class Hub:
         seat or a stake there (the state's ``away``)."""
 
         async def tell(_: None) -> None:
-            if any(gone["player"] == name for gone in public_view(self.runtimes[table])["away"]):
+            runtime = self.runtimes.get(table)
+            if runtime is None:  # handed over meanwhile: its new owner shows it
+                return
+            if any(gone["player"] == name for gone in public_view(runtime)["away"]):
                 await self.broadcast(table, None)
 
         return tell
