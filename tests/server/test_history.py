@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlalchemy
 
-from croupier.server.history import HistoryCache, table_history
+from croupier.server.history import FRESH_SECONDS, HistoryCache, history_of, table_history
 from croupier.server.runtime import TableRuntime
 from tests.server.tables import make_users, table
 
@@ -47,3 +47,26 @@ def test_the_dealer_hand_of_each_round_and_his_bust_rate_over_hands_played_out(
     with engine.begin() as conn:
         assert table_history(conn, runtime.config.id, cache, 2)["rounds"] == history["rounds"][1:]
         assert table_history(conn, "no-such-table", cache)["rounds"] == []
+
+
+def test_the_pages_asking_as_a_round_ends_share_one_read_that_holds_it(
+    engine: sqlalchemy.Engine,
+) -> None:
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", SHOE, betting_seconds=2, offer_seconds=30)
+    now = _play(runtime, 0, "stand")
+    cache = HistoryCache()
+    first = history_of(engine, runtime.config.id, cache)
+    assert [r["number"] for r in first["rounds"]] == [1]
+    _play(runtime, now, "stand")
+    ended = runtime.round_id
+    # A page that saw round 2 end is never answered with a history without it.
+    second = history_of(engine, runtime.config.id, cache, after=ended)
+    assert [r["number"] for r in second["rounds"]] == [1, 2]
+    # What was read answers the others for a moment, and only for that moment.
+    cache.read("t", 60, second, now=100.0)
+    assert cache.recent("t", 60, ended, now=100.0 + FRESH_SECONDS / 2) is second
+    assert cache.recent("t", 60, None, now=100.0 + FRESH_SECONDS / 2) is second
+    assert cache.recent("t", 60, "another-round", now=100.0) is None
+    assert cache.recent("t", 60, ended, now=100.0 + FRESH_SECONDS) is None
+    assert cache.recent("t", 30, ended, now=100.0) is None

@@ -13,7 +13,9 @@ export function TableHistory({ id, ended }) {
   useEffect(() => {
     if (ended === null && history) return undefined; // the next round opened: nothing new
     let live = true;
-    api(`/api/tables/${encodeURIComponent(id)}/history`)
+    // The round that just ended: the server answers the whole table with one read that holds it.
+    const after = ended ? `?after=${encodeURIComponent(ended)}` : "";
+    api(`/api/tables/${encodeURIComponent(id)}/history${after}`)
       .then((data) => live && setHistory(data))
       .catch(() => {});
     return () => { live = false; };

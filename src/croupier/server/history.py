@@ -4,7 +4,9 @@ last rounds (the bead road of live tables) and how often he busted.
 It is read from the recorded rounds (:mod:`croupier.server.rounds_store`), so a new
 tab, another device or a restart of the server shows the same history.  A finished
 round never changes, so each is replayed once (:func:`dealer_result`) and its result
-kept (:class:`HistoryCache`); only a round not seen before is read in full.
+kept (:class:`HistoryCache`); only a round not seen before is read in full.  Every page
+at a table asks again when a round ends: the history read for the first answers the
+others for a moment (:func:`history_of`), so a crowd costs one read, not one each.
 
 The dealer's bust rate counts the rounds whose dealer hand was played out, drawn to
 17 or more by the rules: a round where every bet was settled before his turn (all
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -38,6 +41,7 @@ __all__ = [
     "RoundResult",
     "bust_rate",
     "dealer_result",
+    "history_of",
     "table_history",
 ]
 
@@ -47,6 +51,9 @@ _log = logging.getLogger("croupier.server")
 DEFAULT_ROUNDS = 60
 #: The most rounds one request may ask for.
 MOST_ROUNDS = 200
+#: How long a table's history, once read, answers the requests that follow it (those
+#: of every page at the table when a round ends).
+FRESH_SECONDS = 2.0
 #: The lowest total a dealer's hand played out by the rules stands on.
 _PLAYED_OUT = 17
 _CLOSED = ("settled", "void")
@@ -131,6 +138,8 @@ class HistoryCache:
             raise ValueError(f"a history cache holds at least one round, not {size}")
         self.size = size
         self._results: OrderedDict[str, RoundResult | None] = OrderedDict()
+        #: Each table's history as last read, by table and number of rounds: when, what.
+        self._read: dict[tuple[str, int], tuple[float, dict[str, Any]]] = {}
         self._lock = threading.Lock()
 
     def get(self, round_id: str) -> tuple[bool, RoundResult | None]:
@@ -148,6 +157,25 @@ class HistoryCache:
             self._results.move_to_end(round_id)
             while len(self._results) > self.size:
                 self._results.popitem(last=False)
+
+    def recent(
+        self, table_id: str, limit: int, after: str | None, now: float
+    ) -> dict[str, Any] | None:
+        """The history of ``table_id`` read less than :data:`FRESH_SECONDS` before
+        ``now`` and holding round ``after`` (when named), else ``None``."""
+        with self._lock:
+            found = self._read.get((table_id, limit))
+        if found is None or not 0 <= now - found[0] < FRESH_SECONDS:
+            return None
+        history = found[1]
+        if after is not None and all(r["round"] != after for r in history["rounds"]):
+            return None
+        return history
+
+    def read(self, table_id: str, limit: int, history: dict[str, Any], now: float) -> None:
+        """Keep the history of ``table_id`` just read at ``now``."""
+        with self._lock:
+            self._read[(table_id, limit)] = (now, history)
 
 
 def bust_rate(results: list[RoundResult]) -> dict[str, Any]:
@@ -206,3 +234,23 @@ def table_history(
         "rounds": [result.to_json() for result in results],
         "dealer": bust_rate(results),
     }
+
+
+def history_of(
+    engine: sa.Engine,
+    table_id: str,
+    cache: HistoryCache,
+    limit: int = DEFAULT_ROUNDS,
+    after: str | None = None,
+) -> dict[str, Any]:
+    """:func:`table_history`, read once for the requests that come together: a history
+    read a moment ago answers, if it holds round ``after`` (the round whose end the
+    page saw; ``None``: any)."""
+    now = time.monotonic()
+    found = cache.recent(table_id, limit, after, now)
+    if found is not None:
+        return found
+    with engine.begin() as conn:
+        history = table_history(conn, table_id, cache, limit)
+    cache.read(table_id, limit, history, now)
+    return history

@@ -106,17 +106,15 @@ async def table_history(
     config: Table,
     database: Database,
     rounds: Annotated[int, Query(ge=1, le=history.MOST_ROUNDS)] = history.DEFAULT_ROUNDS,
+    after: Annotated[str | None, Query(max_length=64)] = None,
 ) -> dict[str, Any]:
     """The table's history, the same for everyone: the dealer's final hand in each of
     its last ``rounds`` finished rounds (oldest first; ``null`` for a void round) and
     his bust rate over those whose hand was played out.  Read from the recorded
-    rounds, so a new tab, another device or a restart shows the same."""
-
-    def read() -> dict[str, Any]:
-        with database.begin() as conn:
-            return history.table_history(conn, config.id, _HISTORY, rounds)
-
-    return await asyncio.to_thread(read)
+    rounds, so a new tab, another device or a restart shows the same.  ``after``: the
+    round whose end the page saw (the pages at a table, asking together as it ends,
+    share one read that holds it)."""
+    return await asyncio.to_thread(history.history_of, database, config.id, _HISTORY, rounds, after)
 
 
 @router.get("/api/tables/{table}/rules", responses=_NO_TABLE)
