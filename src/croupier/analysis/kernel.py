@@ -567,16 +567,34 @@ def conditional_results(
                 continue
             probability = left / remaining
             grown = child[node, rank]
-            for d in range(DEALER_OUTCOMES):
-                if grown >= 0:
-                    for r in range(RESULTS):
-                        out[node, hit, d, r] += probability * out[grown, played, d, r]
-                        out[node, double, d, r] += probability * out[grown, standing_doubled, d, r]
-                else:
+            if grown < 0:
+                for d in range(DEALER_OUTCOMES):
                     busted = int(payoffs[2]) if d == 6 else -1
                     busted_doubled = int(payoffs[3]) if d == 6 else -2
                     out[node, hit, d, busted + 2] += probability
                     out[node, double, d, busted_doubled + 2] += probability
+                continue
+            # A standing hand's results are one result a dealer outcome (its stand and
+            # standing-doubled blocks hold a single 1.0 each): only that cell is added
+            # to, which adds what the whole row would (the others add 0.0), bit for bit.
+            grown_total = node_total[grown]
+            standing = stands[grown]
+            for d in range(DEALER_OUTCOMES):
+                if d < 5:
+                    result = 1 if grown_total > 17 + d else 0 if grown_total == 17 + d else -1
+                    doubled = 2 * result
+                elif d == 5:
+                    result = 1
+                    doubled = 2
+                else:
+                    result = int(payoffs[0])
+                    doubled = int(payoffs[1])
+                out[node, double, d, doubled + 2] += probability
+                if standing:
+                    out[node, hit, d, result + 2] += probability
+                else:
+                    for r in range(RESULTS):
+                        out[node, hit, d, r] += probability * out[grown, played, d, r]
         source = stand if stands[node] else hit
         for d in range(DEALER_OUTCOMES):
             for r in range(RESULTS):
