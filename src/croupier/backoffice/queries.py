@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from croupier.backoffice.advantage import COUNT_BUCKETS, INSURANCE_INDEX
-from croupier.backoffice.columns import INSURANCE, IRREGULAR_OPS, MAIN
+from croupier.backoffice.columns import INSURANCE, IRREGULAR_OPS
 from croupier.server.schema import (
     accounts,
     legs,
@@ -36,8 +36,8 @@ __all__ = [
     "IRREGULAR_OPS",
     "BetTotals",
     "Scope",
+    "bet_sums",
     "bet_totals",
-    "count_sums",
     "decision_rounds",
     "irregular_inputs",
     "player_money",
@@ -111,45 +111,28 @@ def _players_where(scope: Scope, *statuses: str) -> sa.ColumnElement[bool]:
     )
 
 
-def player_money(conn: sa.Connection, scope: Scope, user: int | None = None) -> list[sa.Row[Any]]:
-    """Each player's money in the period's closed rounds (his legs in their transactions):
-    by user id and status, ``net`` (their sum) and ``staked`` (his stakes less refunds);
-    with ``user``, his alone, by table and rules too."""
-    if user is None:
-        query = (
-            sa.select(
-                round_players.c.user_id,
-                sa.literal(None, sa.String).label("table_id"),
-                sa.literal(None, sa.String).label("rules_name"),
-                sa.literal(None, sa.String).label("rules_version"),
-                round_players.c.status,
-                sa.func.sum(round_players.c.net).label("net"),
-                sa.func.sum(round_players.c.staked).label("staked"),
-            )
-            .where(_players_where(scope, "settled", "void"))
-            .group_by(round_players.c.user_id, round_players.c.status)
+def player_money(conn: sa.Connection, scope: Scope, user: int) -> list[Any]:
+    """One player's money in the period's closed rounds (his legs in their
+    transactions), by table, rules and status: ``net`` (their sum) and ``staked`` (his
+    stakes less refunds)."""
+    query = (
+        sa.select(
+            rounds.c.table_id,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            round_players.c.status,
+            sa.func.sum(round_players.c.net).label("net"),
+            sa.func.sum(round_players.c.staked).label("staked"),
         )
-    else:
-        query = (
-            sa.select(
-                round_players.c.user_id,
-                rounds.c.table_id,
-                rounds.c.rules_name,
-                rounds.c.rules_version,
-                round_players.c.status,
-                sa.func.sum(round_players.c.net).label("net"),
-                sa.func.sum(round_players.c.staked).label("staked"),
-            )
-            .join(rounds, rounds.c.id == round_players.c.round_id)
-            .where(_players_where(scope, "settled", "void"), round_players.c.user_id == user)
-            .group_by(
-                round_players.c.user_id,
-                rounds.c.table_id,
-                rounds.c.rules_name,
-                rounds.c.rules_version,
-                round_players.c.status,
-            )
+        .join(rounds, rounds.c.id == round_players.c.round_id)
+        .where(_players_where(scope, "settled", "void"), round_players.c.user_id == user)
+        .group_by(
+            rounds.c.table_id,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            round_players.c.status,
         )
+    )
     return list(conn.execute(query).all())
 
 
@@ -175,10 +158,15 @@ def _bets_where(scope: Scope) -> sa.ColumnElement[bool]:
     )
 
 
-def bet_totals(conn: sa.Connection, scope: Scope) -> list[BetTotals]:
-    """The initial bets of the period's settled rounds, by table, rules, player and bet
-    (``"main"`` or a side bet's key)."""
-    units = round_bets.c.units
+def bet_sums(conn: sa.Connection, scope: Scope) -> list[Any]:
+    """The bets of the period's settled rounds summed in one read of ``round_bets``, by
+    table, rules, player, kind (``"main"``, a side bet's key, ``"insurance"``) and count
+    bucket (:func:`croupier.backoffice.advantage.bucket` of the round's true count;
+    ``None`` where the dealer entered the cards): ``count``, ``units``, ``squares``
+    (units squared), and against the true count x: ``sx``, ``sxy``, ``sxx``, and
+    ``at_index`` (the bets placed at the insurance index or more)."""
+    x = round_bets.c.true_count
+    y = sa.func.coalesce(round_bets.c.units, 0)
     query = (
         sa.select(
             round_bets.c.table_id,
@@ -186,52 +174,76 @@ def bet_totals(conn: sa.Connection, scope: Scope) -> list[BetTotals]:
             round_bets.c.rules_version,
             round_bets.c.player,
             round_bets.c.kind,
+            _bucket(x).label("bucket"),
             sa.func.count().label("count"),
-            sa.func.sum(units).label("units"),
-            sa.func.sum(units * units).label("squares"),
+            sa.func.sum(y).label("units"),
+            sa.func.sum(y * y).label("squares"),
+            sa.func.sum(x).label("sx"),
+            sa.func.sum(x * y).label("sxy"),
+            sa.func.sum(x * x).label("sxx"),
+            sa.func.sum(sa.case((x >= INSURANCE_INDEX, 1), else_=0)).label("at_index"),
         )
-        .where(_bets_where(scope), round_bets.c.kind != INSURANCE, units > 0)
+        .where(_bets_where(scope))
         .group_by(
             round_bets.c.table_id,
             round_bets.c.rules_name,
             round_bets.c.rules_version,
             round_bets.c.player,
             round_bets.c.kind,
+            sa.text("6"),
         )
     )
     if scope.player is not None:
         query = query.where(round_bets.c.player == scope.player)
+    return list(conn.execute(query))
+
+
+def bet_totals(rows: Sequence[Any]) -> list[BetTotals]:
+    """The initial bets (main and side bets; insurance aside) of :func:`bet_sums`' rows,
+    by table, rules, player and bet."""
+    found: dict[tuple[str, str, str, str, str], list[int]] = {}
+    for row in rows:
+        if row.kind == INSURANCE:
+            continue
+        key = (row.table_id, row.rules_name, row.rules_version, row.player, row.kind)
+        sums = found.setdefault(key, [0, 0, 0])
+        sums[0] += int(row.count)
+        sums[1] += int(row.units)
+        sums[2] += int(row.squares)
     return [
-        BetTotals(
-            table=row.table_id,
-            rules_name=row.rules_name,
-            rules_version=row.rules_version,
-            player=row.player,
-            bet=row.kind,
-            count=int(row[5]),
-            units=int(row.units),
-            squares=int(row.squares),
-        )
-        for row in conn.execute(query)
+        BetTotals(table, name, version, player, bet, count, units, squares)
+        for (table, name, version, player, bet), (count, units, squares) in found.items()
+        if units > 0
     ]
 
 
 def player_rounds(conn: sa.Connection, scope: Scope) -> list[Any]:
-    """Each player's settled rounds in the period (name, user id, rounds, first, last
-    opening)."""
+    """Each player's closed rounds in the period, summed in one read of
+    ``round_players``, by player and status: (name, user id, status, rounds, net,
+    staked, first and last opening)."""
     counted = (
         sa.select(
             round_players.c.user_id,
+            round_players.c.status,
             sa.func.count().label("rounds"),
+            sa.func.sum(round_players.c.net).label("net"),
+            sa.func.sum(round_players.c.staked).label("staked"),
             sa.func.min(round_players.c.opened_at).label("first"),
             sa.func.max(round_players.c.opened_at).label("last"),
         )
-        .where(_players_where(scope, "settled"))
-        .group_by(round_players.c.user_id)
+        .where(_players_where(scope, "settled", "void"))
+        .group_by(round_players.c.user_id, round_players.c.status)
         .subquery("counted")
     )
     query = sa.select(
-        users.c.name, users.c.id, counted.c.rounds, counted.c.first, counted.c.last
+        users.c.name,
+        users.c.id,
+        counted.c.status,
+        counted.c.rounds,
+        counted.c.net,
+        counted.c.staked,
+        counted.c.first,
+        counted.c.last,
     ).join(counted, counted.c.user_id == users.c.id)
     if scope.player is not None:
         query = query.where(users.c.name == scope.player)
@@ -243,57 +255,54 @@ def irregular_inputs(conn: sa.Connection, scope: Scope) -> list[Any]:
     may have come from the engine itself), oldest first: the round, its status, the
     input's place and JSON text (``None`` for a void round with no such input).  Only
     the inputs of the rounds that had some (and of those still open) are read."""
-    text = round_inputs.c.input
-    irregular = sa.or_(*(_op_is(text, op) for op in IRREGULAR_OPS))
     marked = sa.or_(
         rounds.c.irregular_inputs > 0,
         rounds.c.irregular_inputs.is_(None),
         rounds.c.status == "void",
     )
-    candidates = (
-        sa.select(
-            rounds.c.id,
-            rounds.c.table_id,
-            rounds.c.number,
-            rounds.c.rules_name,
-            rounds.c.status,
-            rounds.c.created_at,
-            rounds.c.irregular_inputs,
+    candidates = {
+        row.id: row
+        for row in conn.execute(
+            sa.select(
+                rounds.c.id,
+                rounds.c.table_id,
+                rounds.c.number,
+                rounds.c.rules_name,
+                rounds.c.status,
+                rounds.c.created_at,
+            ).where(scope.rounds_where(), marked)
         )
-        .where(scope.rounds_where(), marked)
-        .subquery("candidates")
-    )
-    inputs = sa.select(
-        candidates.c.id,
-        candidates.c.table_id,
-        candidates.c.number,
-        candidates.c.rules_name,
-        candidates.c.status,
-        candidates.c.created_at,
-        round_inputs.c.seq,
-        text.label("input"),
-    ).join(candidates, candidates.c.id == round_inputs.c.round_id)
-    inputs = inputs.where(
-        sa.or_(candidates.c.irregular_inputs > 0, candidates.c.irregular_inputs.is_(None)),
-        irregular,
-    )
-    voids = sa.select(
-        candidates.c.id,
-        candidates.c.table_id,
-        candidates.c.number,
-        candidates.c.rules_name,
-        candidates.c.status,
-        candidates.c.created_at,
-        sa.literal(None, sa.Integer).label("seq"),
-        sa.literal(None, sa.Text).label("input"),
-    ).where(
-        candidates.c.status == "void",
-        ~sa.exists().where(round_inputs.c.round_id == candidates.c.id, irregular),
-    )
-    union = sa.union_all(inputs, voids).subquery()
-    return list(
-        conn.execute(sa.select(union).order_by(union.c.created_at, union.c.id, union.c.seq)).all()
-    )
+    }
+    text = round_inputs.c.input
+    irregular = sa.or_(*(_op_is(text, op) for op in IRREGULAR_OPS))
+    found: list[Any] = []
+    seen: set[str] = set()
+    ids = sorted(candidates)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for round_id, seq, entry in conn.execute(
+            sa.select(round_inputs.c.round_id, round_inputs.c.seq, text).where(
+                round_inputs.c.round_id.in_(chunk), irregular
+            )
+        ):
+            seen.add(round_id)
+            found.append(_Irregular(*candidates[round_id], seq, entry))
+    for round_id, row in candidates.items():
+        if row.status == "void" and round_id not in seen:
+            found.append(_Irregular(*row, None, None))
+    return sorted(found, key=lambda row: (row.created_at, row.id, row.seq is not None, row.seq))
+
+
+@dataclass(frozen=True)
+class _Irregular:
+    id: str
+    table_id: str
+    number: int
+    rules_name: str
+    status: str
+    created_at: datetime
+    seq: int | None
+    input: str | None
 
 
 def _bucket(count: sa.ColumnElement[float]) -> sa.ColumnElement[int]:
@@ -306,41 +315,6 @@ def _bucket(count: sa.ColumnElement[float]) -> sa.ColumnElement[int]:
         (count >= high, high),
         else_=sa.cast(count, sa.Integer),
     )
-
-
-def count_sums(conn: sa.Connection, scope: Scope, players: Sequence[str]) -> list[Any]:
-    """Sums for each player's bet-against-count correlation, by count bucket, over the
-    main bets of ``players`` at the rounds with a known true count (one per box and
-    round): (player, bucket, n, sum x, sum y, sum xy, sum x^2, sum y^2, insured, insured
-    at the index), x the true count and y the bet in units; insured counts each
-    insurance taken."""
-    x = round_bets.c.true_count
-    y = sa.func.coalesce(round_bets.c.units, 0)
-    is_main = round_bets.c.kind == MAIN
-    main = sa.case((is_main, 1), else_=0)
-    took = sa.case((round_bets.c.kind == INSURANCE, 1), else_=0)
-    query = (
-        sa.select(
-            round_bets.c.player,
-            _bucket(x).label("bucket"),
-            sa.func.sum(main).label("n"),
-            sa.func.sum(sa.case((is_main, x), else_=0.0)).label("sx"),
-            sa.func.sum(sa.case((is_main, y), else_=0)).label("sy"),
-            sa.func.sum(sa.case((is_main, x * y), else_=0.0)).label("sxy"),
-            sa.func.sum(sa.case((is_main, x * x), else_=0.0)).label("sxx"),
-            sa.func.sum(sa.case((is_main, y * y), else_=0)).label("syy"),
-            sa.func.sum(took).label("insured"),
-            sa.func.sum(sa.case((x >= INSURANCE_INDEX, took), else_=0)).label("at_index"),
-        )
-        .where(
-            _bets_where(scope),
-            x.is_not(None),
-            round_bets.c.kind.in_((MAIN, INSURANCE)),
-            round_bets.c.player.in_(list(players)),
-        )
-        .group_by(round_bets.c.player, sa.text("2"))
-    )
-    return [row for row in conn.execute(query)]
 
 
 def decision_rounds(

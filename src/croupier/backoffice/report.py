@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from croupier.backoffice import advantage, deviations, queries
+from croupier.backoffice.columns import INSURANCE, MAIN
 from croupier.backoffice.edges import Edges, edges_for
 from croupier.backoffice.errors import ReportError
 from croupier.backoffice.queries import Scope
@@ -337,15 +338,12 @@ def build_report(
             house[key] = house.get(key, 0) + int(row.house_win)
             staked[key] = staked.get(key, 0) + int(row.staked)
     player_net: dict[tuple[str, str, str], int] = {}
-    net_by_user: dict[int, int] = {}
     needs_players = "players" in wanted or "advantage_play" in wanted
-    needs_bets = "tables" in wanted or "players" in wanted
-    if "players" in wanted or ("tables" in wanted and player_id is not None):
-        if player_id is not None:
-            staked = {}
+    needs_bets = "tables" in wanted or "players" in wanted or "advantage_play" in wanted
+    if "tables" in wanted and player_id is not None:
+        staked = {}
         for row in queries.player_money(conn, scope, player_id):
-            net_by_user[row.user_id] = net_by_user.get(row.user_id, 0) + int(row.net or 0)
-            if player_id is not None and row.status == "settled":
+            if row.status == "settled":
                 key = (row.table_id, row.rules_name, row.rules_version)
                 player_net[key] = player_net.get(key, 0) + int(row.net or 0)
                 staked[key] = staked.get(key, 0) + int(row.staked or 0)
@@ -354,7 +352,8 @@ def build_report(
     by_table: dict[tuple[str, str, str], _Play] = {}
     by_player: dict[str, _Play] = {}
     edges_by_table: dict[tuple[str, str, str], Edges] = {}
-    for totals in queries.bet_totals(conn, scope) if needs_bets else []:
+    bet_rows = queries.bet_sums(conn, scope) if needs_bets else []
+    for totals in queries.bet_totals(bet_rows):
         key = (totals.table, totals.rules_name, totals.rules_version)
         edges = edges_by_table.get(key)
         if edges is None:
@@ -393,18 +392,24 @@ def build_report(
         )
 
     players: list[PlayerFigures] = []
-    rows = queries.player_rounds(conn, scope) if needs_players else []
+    by_user: dict[int, tuple[str, int, int]] = {}
+    for row in queries.player_rounds(conn, scope) if needs_players else []:
+        name, settled, net = by_user.get(row.id, (row.name, 0, 0))
+        if row.status == "settled":
+            settled += int(row.rounds)
+        by_user[row.id] = (name, settled, net + int(row.net or 0))
     hours = _hours(conn, scope) if needs_players else {}
-    for row in sorted(rows, key=lambda row: row.name):
-        play = by_player.get(row.name, _Play())
-        net = net_by_user.get(row.id, 0)
+    for user, (name, settled, net) in sorted(by_user.items(), key=lambda item: item[1][0]):
+        if not settled:
+            continue
+        play = by_player.get(name, _Play())
         main_bets = play.bets.get("main", 0)
         players.append(
             PlayerFigures(
-                player=row.name,
-                user_id=row.id,
-                rounds=int(row.rounds),
-                hours=hours.get(row.id, Decimal("0.00")),
+                player=name,
+                user_id=user,
+                rounds=settled,
+                hours=hours.get(user, Decimal("0.00")),
                 average_bet=(
                     (Decimal(play.handle["main"]) / main_bets * _CENT).quantize(_CENT)
                     if main_bets
@@ -421,7 +426,7 @@ def build_report(
     irregularities = _irregularities(conn, scope, rule_sets) if "irregularities" in wanted else []
     shoes = _shoes(conn, scope) if "shuffle_health" in wanted else {}
     counted = (
-        _advantage(conn, scope, [entry.player for entry in players])
+        _advantage(conn, scope, [entry.player for entry in players], bet_rows)
         if "advantage_play" in wanted
         else []
     )
@@ -535,25 +540,32 @@ def _shoes(conn: sa.Connection, scope: Scope) -> dict[str, list[str]]:
 
 
 def _advantage(
-    conn: sa.Connection, scope: Scope, players: Iterable[str]
+    conn: sa.Connection, scope: Scope, players: Iterable[str], bet_rows: Iterable[Any]
 ) -> list[advantage.PlayerCount]:
-    """The advantage-play figures of the players with enough rounds: the bets summed
-    against each round's true count by the database."""
-    wanted = sorted(players)
+    """The advantage-play figures of the players with enough rounds: their bets summed
+    against each round's true count by the database, their play at the count's index
+    situations from a sample of rounds replayed."""
+    wanted = set(players)
     if not wanted:
         return []
     by_player: dict[str, dict[int, advantage.Sums]] = {}
-    for row in queries.count_sums(conn, scope, wanted):
-        by_player.setdefault(row.player, {})[int(row.bucket)] = advantage.Sums(
-            n=int(row.n),
-            sx=float(row.sx),
-            sy=int(row.sy),
-            sxy=float(row.sxy),
-            sxx=float(row.sxx),
-            syy=int(row.syy),
-            insured=int(row.insured),
-            at_index=int(row.at_index),
-        )
+    for row in bet_rows:
+        if row.player not in wanted or row.bucket is None:
+            continue
+        sums = by_player.setdefault(row.player, {}).setdefault(int(row.bucket), advantage.Sums())
+        if row.kind == MAIN:
+            sums.add(
+                advantage.Sums(
+                    n=int(row.count),
+                    sx=float(row.sx),
+                    sy=int(row.units),
+                    sxy=float(row.sxy),
+                    sxx=float(row.sxx),
+                    syy=int(row.squares),
+                )
+            )
+        elif row.kind == INSURANCE:
+            sums.add(advantage.Sums(insured=int(row.count), at_index=int(row.at_index)))
     found = [advantage.assess_sums(name, buckets) for name, buckets in sorted(by_player.items())]
     found = [entry for entry in found if entry.rounds >= advantage.FEWEST_ROUNDS]
     if not found:
