@@ -70,3 +70,5 @@ def test_the_pages_asking_as_a_round_ends_share_one_read_that_holds_it(
     assert cache.recent("t", 60, "another-round", now=100.0) is None
     assert cache.recent("t", 60, ended, now=100.0 + FRESH_SECONDS) is None
     assert cache.recent("t", 30, ended, now=100.0) is None
+    cache.read("t", 60, first, now=99.0)  # begun before: perhaps older, not kept
+    assert cache.recent("t", 60, None, now=100.5) is second

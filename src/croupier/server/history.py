@@ -173,9 +173,12 @@ class HistoryCache:
         return history
 
     def read(self, table_id: str, limit: int, history: dict[str, Any], now: float) -> None:
-        """Keep the history of ``table_id`` just read at ``now``."""
+        """Keep the history of ``table_id`` read from ``now`` (a read begun earlier
+        than the one kept, and so perhaps older, is not kept)."""
         with self._lock:
-            self._read[(table_id, limit)] = (now, history)
+            kept = self._read.get((table_id, limit))
+            if kept is None or kept[0] <= now:
+                self._read[(table_id, limit)] = (now, history)
 
 
 def bust_rate(results: list[RoundResult]) -> dict[str, Any]:
