@@ -21,9 +21,9 @@ basic strategy, who never departs, is never flagged.  The tests hold this to
 simulation.
 
 The decisions are read by replaying rounds through the engine, a few milliseconds each:
-the report replays at most :data:`DECISION_ROUNDS` rounds, each table's rounds with the
-largest true counts either way (where the indices apply; choosing rounds by the count
-alone leaves a count-blind player's play independent of it).
+the report replays at most :data:`DECISION_ROUNDS` rounds, those with the largest true
+counts either way (where the indices apply; choosing rounds by the count alone leaves a
+count-blind player's play independent of it).
 
 >>> [play.name for play in ILLUSTRIOUS_18][:3]
 ['16 v 10', '15 v 10', '10,10 v 5']
@@ -54,8 +54,9 @@ __all__ = [
     "tally",
 ]
 
-#: The most rounds the report replays for the players' decisions.
-DECISION_ROUNDS = 1500
+#: The most rounds the report replays for the players' decisions (a few milliseconds
+#: each).
+DECISION_ROUNDS = 1000
 
 
 @dataclass(frozen=True)

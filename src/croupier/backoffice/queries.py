@@ -317,42 +317,17 @@ def _bucket(count: sa.ColumnElement[float]) -> sa.ColumnElement[int]:
     )
 
 
-def decision_rounds(
-    conn: sa.Connection, scope: Scope, limit: int, players: Sequence[str]
-) -> list[tuple[Any, list[str]]]:
-    """At most ``limit`` of the period's settled rounds dealt from the server's shoe
-    in which ``players`` played, to replay for their decisions: all of them when they
-    are that few, else each table's share of ``limit`` with the largest true counts
-    either way (of those at 2 or more, or -2 or less).  Each as its row (id, table, true
-    count, record's text) and its inputs' texts in order."""
-    where = sa.and_(
-        scope.rounds_where("settled"),
-        rounds.c.true_count.is_not(None),
-        sa.exists().where(
-            round_bets.c.round_id == rounds.c.id, round_bets.c.player.in_(list(players))
-        ),
+def decision_rounds(conn: sa.Connection, scope: Scope, limit: int) -> list[tuple[Any, list[str]]]:
+    """At most ``limit`` of the period's settled rounds dealt from the server's shoe, to
+    replay for the players' decisions: those with the largest true counts either way
+    (where the indices apply; a top-``limit`` read, never a sort of them all).  Each as
+    its row (id, table, true count, record's text) and its inputs' texts in order."""
+    chosen = (
+        sa.select(rounds.c.id)
+        .where(scope.rounds_where("settled"), rounds.c.true_count.is_not(None))
+        .order_by(sa.func.abs(rounds.c.true_count).desc(), rounds.c.id)
+        .limit(limit)
     )
-    total = conn.execute(
-        sa.select(sa.func.count(), sa.func.count(sa.distinct(rounds.c.table_id))).where(where)
-    ).one()
-    if total[0] > limit:
-        share = max(limit // max(int(total[1]), 1), 1)
-        ranked = (
-            sa.select(
-                rounds.c.id,
-                sa.func.row_number()
-                .over(
-                    partition_by=rounds.c.table_id,
-                    order_by=(sa.func.abs(rounds.c.true_count).desc(), rounds.c.id),
-                )
-                .label("rank"),
-            )
-            .where(where, sa.func.abs(rounds.c.true_count) >= 2)
-            .subquery("ranked")
-        )
-        chosen = sa.select(ranked.c.id).where(ranked.c.rank <= share)
-    else:
-        chosen = sa.select(rounds.c.id).where(where)
     ids = [row.id for row in conn.execute(chosen)]
     found: list[tuple[Any, list[str]]] = []
     inputs: dict[str, list[str]] = {}
@@ -373,14 +348,24 @@ def decision_rounds(
     return found
 
 
-def shoe_ranks(conn: sa.Connection, scope: Scope) -> list[tuple[str, int, str]]:
+def shoe_ranks(conn: sa.Connection, scope: Scope, most: int) -> list[tuple[str, int, str]]:
     """The shoes of the period's rounds dealt first from a freshly shuffled shoe of the
-    server's (position 0): (table, number, the order as rank letters), by table and
-    number."""
+    server's (position 0), each table's latest ``most``: (table, number, the order as
+    rank letters)."""
+    ranked = (
+        sa.select(
+            rounds.c.id,
+            sa.func.row_number()
+            .over(partition_by=rounds.c.table_id, order_by=rounds.c.number.desc())
+            .label("rank"),
+        )
+        .where(scope.rounds_where(), rounds.c.shoe_ranks.is_not(None))
+        .subquery("ranked")
+    )
     query = (
         sa.select(rounds.c.table_id, rounds.c.number, rounds.c.shoe_ranks)
-        .where(scope.rounds_where(), rounds.c.shoe_ranks.is_not(None))
-        .order_by(rounds.c.table_id, rounds.c.number)
+        .join(ranked, ranked.c.id == rounds.c.id)
+        .where(ranked.c.rank <= most)
     )
     return [(row.table_id, int(row.number), str(row.shoe_ranks)) for row in conn.execute(query)]
 
