@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -16,7 +17,7 @@ import sqlalchemy
 from sqlalchemy import func, select
 
 from croupier.server import ledger, rounds_store
-from croupier.server.commits import GroupCommit
+from croupier.server.commits import GroupCommit, OneByOne
 from croupier.server.errors import InsufficientFunds
 from croupier.server.schema import transactions
 from tests.server.tables import balance, books, make_crowd, table
@@ -280,4 +281,47 @@ def test_several_threads_commit_side_by_side_and_every_write_lands(
         commits.close()
     assert commits.inputs == commits.writes == 24 and 1 <= commits.commits <= 24
     assert {balance(engine, user) for user in ids.values()} == {D("95.00")}
+    assert books(engine) == []
+
+
+@pytest.mark.parametrize("committer", ["group", "one_by_one"])
+def test_an_input_run_alone_where_it_commits_is_refused_with_nothing_of_it_written(
+    engine: sqlalchemy.Engine, committer: str
+) -> None:
+    """The table's actor runs each input where its commit is made
+    (``TableRuntime.run_together``), an input alone with no savepoint of its own.  One the
+    ledger refuses after its record was written (InsufficientFunds: bob's 500 against
+    his 100) is rolled back whole: no input row, no stake, the table as before; one the
+    engine refuses (RWS v5 5.1: over the box maximum) too; the next input is taken."""
+    ids = make_crowd(engine, "ann", "bob", chips="100.00")
+    commits = GroupCommit(engine) if committer == "group" else OneByOne(engine)
+    runtime = table(engine, ids, "rws-v5", commits=commits)
+
+    def bet(name: str, box: int, amount: str) -> Callable[[], object]:
+        return partial(runtime.apply, "bet", name, {"box": box, "amount": amount}, now=1)
+
+    async def scenario() -> list[list[tuple[object, Exception | None]]]:
+        return [
+            await runtime.run_together([bet("ann", 1, "10")]),
+            await runtime.run_together([bet("bob", 2, "500")]),
+            await runtime.run_together([bet("bob", 3, "5000.01")]),
+            await runtime.run_together([bet("bob", 2, "20")]),
+        ]
+
+    try:
+        got = asyncio.run(scenario())
+    finally:
+        commits.close()
+    assert [type(error).__name__ if error else None for [(_, error)] in got] == [
+        None,
+        "InsufficientFunds",
+        "BetError",
+        None,
+    ]
+    assert [(bet.player, bet.box) for bet in runtime.round.placed_bets] == [("ann", 1), ("bob", 2)]
+    with engine.connect() as conn:
+        stored = rounds_store.load_round(conn, runtime.round_id)
+    assert [entry["player"] for entry in stored.record["inputs"]] == ["ann", "bob"]
+    assert [balance(engine, ids[name]) for name in ("ann", "bob")] == [D("90.00"), D("80.00")]
+    assert (commits.commits, commits.inputs) == (2, 2)
     assert books(engine) == []

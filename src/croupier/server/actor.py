@@ -133,7 +133,7 @@ class TableActor:
         """Run ``run`` in turn (in a worker thread), then ``then`` with its result on the loop.
 
         With ``together``, ``run`` is an input to the table: it is run with the inputs
-        queued beside it as one write (the table's ``together``), and each one's
+        queued beside it as one write (the table's ``run_together``), and each one's
         ``then`` follows in order once they have all been committed.
 
         Returns what ``run`` returned, or raises what it raised (``then`` is skipped).
@@ -246,14 +246,15 @@ class TableActor:
         batch = [work for work in batch if work.done is None or not work.done.done()]
         if not batch:
             return
-        # TableRuntime.together; a table without it runs each input alone.
-        together = getattr(self.table, "together", None)
-        if len(batch) == 1 or together is None:
+        # TableRuntime.run_together (the inputs run where they are committed, with no
+        # worker thread of their own); a table without it runs each input alone.
+        together = getattr(self.table, "run_together", None)
+        if together is None:
             for work in batch:
                 await self._do(work)
             return
         self.lag = asyncio.get_running_loop().time() - batch[0].queued
-        outcomes = await asyncio.to_thread(together, [work.run for work in batch])
+        outcomes = await together([work.run for work in batch])
         for work, (result, error) in zip(batch, outcomes, strict=True):
             if error is not None:
                 self._failed(work, error)

@@ -41,7 +41,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
 
 import sqlalchemy as sa
@@ -61,6 +61,10 @@ class Committer(Protocol):
 
     def run(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> T: ...
 
+    def submit(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> Future[T]:
+        """As :meth:`run`, without waiting: the future has its result once committed."""
+        ...
+
 
 class OneByOne:
     """Each write in a transaction of its own, in the caller's thread.
@@ -77,6 +81,7 @@ class OneByOne:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
         self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
         #: Commits made, and the writes and the inputs they carried.
         self.commits = 0
         self.writes = 0
@@ -91,8 +96,20 @@ class OneByOne:
             self.inputs += inputs
         return result
 
+    def submit(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> Future[T]:
+        """:meth:`run` in a thread of the process's pool; its future."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(thread_name_prefix="croupier-writes")
+            pool = self._pool
+        return pool.submit(self.run, write, inputs=inputs)
+
     def close(self) -> None:
-        """Nothing to stop (for the same use as :meth:`GroupCommit.close`)."""
+        """Let the writes in hand finish (a later :meth:`submit` starts a pool again)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown()
 
 
 def for_engine(engine: sa.Engine) -> GroupCommit | OneByOne:
@@ -152,6 +169,22 @@ class GroupCommit:
         """
         if threading.current_thread() in self._running:
             raise RuntimeError("a write cannot wait for the commit that runs it")
+        result: T = self.submit(write, inputs=inputs).result()
+        return result
+
+    def submit(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> Future[T]:
+        """Queue ``write`` for the next commit without waiting: its future has the
+        write's result once that has committed (or what :meth:`run` would raise).
+
+        A table's inputs are run this way on the committing thread itself, so that they
+        cost no hand-over to a worker thread and back on their way to the commit.
+
+        >>> import sqlalchemy as sa
+        >>> commits = GroupCommit(sa.create_engine("sqlite://"))
+        >>> commits.submit(lambda conn: conn.exec_driver_sql("select 1 + 1").scalar()).result()
+        2
+        >>> commits.close()
+        """
         item = _Write(write, inputs)
         with self._lock:
             if not self._running:
@@ -162,8 +195,7 @@ class GroupCommit:
                 for thread in self._running:
                     thread.start()
             self._waiting.put(item)
-        result: T = item.future.result()
-        return result
+        return item.future
 
     def close(self) -> None:
         """Commit what waits, then stop the threads (a later :meth:`run` starts others)."""

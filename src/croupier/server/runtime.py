@@ -19,6 +19,7 @@ The runtime reads no clock of its own: every call that depends on time takes ``n
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -139,6 +140,15 @@ class _Seat:
     away_since: float | None = None
 
 
+class _Refused(Exception):
+    """An input run alone in :meth:`TableRuntime.together`'s write was refused: raised
+    out of the write so that what it wrote is rolled back; ``error`` is the refusal."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 @dataclass
 class _Saved:
     """A table's state between inputs (:meth:`TableRuntime.together`)."""
@@ -256,6 +266,7 @@ class TableRuntime:
         self._close_seconds = 0.0
         # The transaction of the inputs run together (see together), while they run.
         self._in: sa.Connection | None = None
+        self._alone = False
         # The round's inputs by (player, key), for the round of that id (see _keys).
         self._keyed: dict[tuple[str | None, str], int] = {}
         self._keyed_round: str | None = None
@@ -434,9 +445,35 @@ class TableRuntime:
         happened: the table is as it was before the first, and each is given the error.
         """
         saved = self._saved()
+        try:
+            return self.commits.run(self._together(runs), inputs=len(runs))
+        except Exception as error:
+            return self._undone(saved, runs, error)
+
+    async def run_together(
+        self, runs: Sequence[Callable[[], R]]
+    ) -> list[tuple[R | None, Exception | None]]:
+        """:meth:`together` without a thread of the caller's own: the inputs run where
+        their commit is made (on SQLite, the committing thread), and the caller's loop
+        is free until it has committed.  What the table's actor uses."""
+        saved = self._saved()
+        try:
+            future = self.commits.submit(self._together(runs), inputs=len(runs))
+            return await asyncio.wrap_future(future)
+        except Exception as error:
+            return self._undone(saved, runs, error)
+
+    def _together(
+        self, runs: Sequence[Callable[[], R]]
+    ) -> Callable[[sa.Connection], list[tuple[R | None, Exception | None]]]:
+        """The write of :meth:`together`.  One input alone needs no savepoint of its own:
+        refused, it is raised out of the write (as :class:`_Refused`), which rolls back
+        what it wrote with the write's own transaction or savepoint."""
+        alone = len(runs) == 1
 
         def write(conn: sa.Connection) -> list[tuple[R | None, Exception | None]]:
             self._in = conn
+            self._alone = alone
             try:
                 done: list[tuple[R | None, Exception | None]] = []
                 for run in runs:
@@ -445,16 +482,25 @@ class TableRuntime:
                     except Exception as error:
                         if conn.invalidated or not conn.in_transaction():
                             raise  # the transaction is gone: the commit fails
+                        if alone:
+                            raise _Refused(error) from error
                         done.append((None, error))
                 return done
             finally:
                 self._in = None
+                self._alone = False
 
-        try:
-            return self.commits.run(write, inputs=len(runs))
-        except Exception as error:
-            self._restore(saved)
-            return [(None, error) for _ in runs]
+        return write
+
+    def _undone(
+        self, saved: _Saved, runs: Sequence[Callable[[], R]], error: Exception
+    ) -> list[tuple[R | None, Exception | None]]:
+        """What :meth:`together` answers when its write did not commit."""
+        if isinstance(error, _Refused):
+            # One input refused: :meth:`apply` left the table as it was before it.
+            return [(None, error.error)]
+        self._restore(saved)
+        return [(None, error) for _ in runs]
 
     def _saved(self) -> _Saved:
         """What inputs change in the table, to put back if their commit fails."""
@@ -616,7 +662,10 @@ class TableRuntime:
                 users = {*balances, *balances_at_end} if over else set(balances) & moved
                 read.update(ledger.balances(conn, users))
 
-        if self._in is not None:
+        if self._in is not None and self._alone:
+            # Run alone in the write of :meth:`together`: its transaction is this one's.
+            write(self._in)
+        elif self._in is not None:
             # One of several inputs run together: in a savepoint of their transaction.
             with self._in.begin_nested():
                 write(self._in)
