@@ -205,7 +205,7 @@ def _print(made: Report, console: Console) -> None:
         )
     console.print(players)
     irregular = Table(title="Irregularities")
-    for column in ("round", "table", "kind", "clause", "who", "returned", "detail"):
+    for column in ("round", "table", "kind", "clause", "who", "dealer", "returned", "detail"):
         irregular.add_column(column)
     for event in made.irregularities:
         irregular.add_row(
@@ -214,12 +214,14 @@ def _print(made: Report, console: Console) -> None:
             event.kind,
             event.clause,
             event.who or "",
+            event.dealer or "",
             str(event.returned),
             event.detail,
         )
     console.print(irregular)
     counted = Table(title="Advantage play (hi-lo true count)")
-    for column in ("player", "rounds", "correlation", "z", "spread", "insured", "verdict"):
+    columns = ("player", "rounds", "correlation", "z", "spread", "insured", "index plays", "play z")
+    for column in (*columns, "verdict"):
         counted.add_column(column, justify="left" if column in ("player", "verdict") else "right")
     for counting in made.advantage:
         counted.add_row(
@@ -229,6 +231,8 @@ def _print(made: Report, console: Console) -> None:
             "" if counting.z is None else f"{counting.z:+.1f}",
             "" if counting.spread is None else f"1-{counting.spread}",
             f"{counting.insured_at_index}/{counting.insured}",
+            f"{counting.index_plays}/{counting.index_decisions}",
+            "" if counting.play_z is None else f"{counting.play_z:+.1f}",
             counting.verdict,
         )
     console.print(counted)
@@ -236,7 +240,9 @@ def _print(made: Report, console: Console) -> None:
 
     console.print(
         f"Players with {FEWEST_ROUNDS} rounds or more; a player whose bets ignore the count "
-        f"is flagged with a chance of {FLAT_BETTOR_FLAGGED:.1e}."
+        f"is flagged with a chance of {FLAT_BETTOR_FLAGGED:.1e}, one whose play ignores it "
+        f"(index plays: departures from basic strategy where the count called for them, of "
+        f"his decisions at the Illustrious 18's situations in the rounds replayed) no more."
     )
     shuffle = Table(title="Shuffle health")
     for column in ("table", "shoes", "first cards p", "card by position p", "verdict"):
