@@ -281,3 +281,72 @@ def test_inputs_are_appended_one_row_each_and_the_record_is_not_rewritten(
         with pytest.raises(RoundError, match="'t1-1' is closed"):
             rounds_store.append_input(conn, "t1-1", 3, {"op": "stand"})
         assert len(rounds_store.load_round(conn, "t1-1").record["inputs"]) == 3
+
+
+def test_closing_a_round_writes_its_bets_and_money_beside_it(engine: sqlalchemy.Engine) -> None:
+    """When a round closes, its bets that played (bets added up, a withdrawn bet gone, a
+    side bet on a box without a main bet given back, insurance taken) and its money as
+    the ledger's legs hold it are written beside it, once."""
+    from croupier.server import ledger
+    from croupier.server.schema import round_bets
+
+    inputs = [
+        {"op": "bet", "player": "ann", "args": {"box": 1, "amount": "10", "bet": "main"}},
+        {"op": "bet", "player": "ann", "args": {"box": 1, "amount": "5", "bet": "main"}},
+        {"op": "bet", "player": "bob", "args": {"box": 2, "amount": "20", "bet": "main"}},
+        {"op": "withdraw", "player": "bob", "args": {"box": 2, "bet": "main"}},
+        {"op": "bet", "player": "bob", "args": {"box": 3, "amount": "5", "bet": "21+3"}},
+        {"op": "bet", "player": "bob", "args": {"box": 2, "amount": "25", "bet": "main"}},
+        {"op": "close_bets", "player": None, "args": {}},
+        {"op": "insurance", "player": "ann", "args": {"box": 1, "amount": "7.50"}},
+        {"op": "walk_away", "player": None, "args": {"who": "bob"}, "by": "dealer-1"},
+    ]
+    shoe = {"order": ["2S", "KH"] + ["9D"] * 50, "position": 1, "decks": 1}
+    with engine.begin() as conn:
+        ann, bob = users(conn, "ann", "bob")
+        for user in (ann, bob):
+            ledger.grant(conn, user, Decimal("100"), idempotency_key=f"chips:{user}")
+        create(conn, "t1-9", record={"number": 9, "shoe": shoe, "inputs": inputs[:1]})
+        for user, amount in ((ann, "22.50"), (bob, "30")):
+            rounds_store.join_round(conn, "t1-9", user, Decimal("100"))
+            ledger.stake(conn, user, "t1-9", Decimal(amount), idempotency_key=f"s{user}", memo="")
+        ledger.close_round(
+            conn,
+            "t1-9",
+            {ann: Decimal("40"), bob: Decimal("0")},
+            idempotency_key="t1-9:close",
+            void=False,
+            table="t1",
+        )
+        record = {"number": 9, "shoe": shoe, "inputs": inputs}
+        for _ in range(2):  # saved again as it is: nothing written twice
+            rounds_store.save_round(conn, "t1-9", record=record, status="settled")
+    with engine.connect() as conn:
+        bets = conn.execute(
+            select(round_bets.c.seq, round_bets.c.player, round_bets.c.box)
+            .add_columns(round_bets.c.kind, round_bets.c.units, round_bets.c.true_count)
+            .order_by(round_bets.c.seq)
+        ).all()
+        money = conn.execute(
+            select(
+                rounds.c.shoe_position,
+                rounds.c.irregular_inputs,
+                rounds.c.house_win,
+                rounds.c.staked,
+            )
+        ).one()
+        players = dict(
+            conn.execute(
+                select(round_players.c.user_id, round_players.c.net).where(
+                    round_players.c.status == "settled"
+                )
+            ).all()
+        )
+    count = 52 / 51  # a 2 dealt, 51 cards left
+    assert [tuple(row) for row in bets] == [
+        (1, "ann", 1, "main", 1500, pytest.approx(count)),
+        (5, "bob", 2, "main", 2500, pytest.approx(count)),
+        (7, "ann", 1, "insurance", 750, pytest.approx(count)),
+    ]
+    assert tuple(money) == (1, 1, 1250, 5250)
+    assert players == {ann: 1750, bob: -3000}
