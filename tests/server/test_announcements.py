@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from croupier.server.db import connect, migrate
-from croupier.server.hub import Connection, Hub
+from croupier.server.hub import BETS_ANNOUNCED_EVERY, Connection, Hub
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings
 from croupier.server.wire import Wire
@@ -48,6 +48,8 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
 
             await asyncio.gather(*(bet(name, box) for box, name in enumerate(seated, start=1)))
             await asyncio.gather(*(bet(name, n % 7 + 1) for n, name in enumerate(behind)))
+            # The last announcement waits out the least time between two of them.
+            await asyncio.sleep(2 * BETS_ANNOUNCED_EVERY)
             await hub.call("rws", "view", {"viewer": None, "dealer": False})  # after the last
         finally:
             await hub.stop()
@@ -64,6 +66,38 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
     assert len(states) < len(placed) / 2
     assert len(states[-1]["bets"]) == len(seated) + len(behind)
     assert books(engine) == []
+    engine.dispose()
+
+
+def test_a_lone_bet_is_announced_at_once(tmp_path: Path) -> None:
+    """Announcements of bets are spaced out only for a stream of them: the first bet at
+    a table goes out in turn, before the work queued after it (here a view)."""
+    url = f"sqlite:///{tmp_path / 'lone.db'}"
+    engine = connect(url)
+    migrate(engine)
+    ids = make_crowd(engine, "ann")
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60)
+    hub = Hub(engine, Settings(url=url, tables=(table,), cache_dir=None))
+    watcher = _Transport()
+
+    async def play() -> None:
+        await hub.start()
+        try:
+            hub.connections["rws"].add(
+                Connection(socket=None, table="rws", wire=Wire(_Open(), watcher))  # type: ignore[arg-type]
+            )
+            args = {"op": "bet", "player": "ann", "args": {"box": 1, "amount": "25"}}
+            await hub.call(
+                "rws", "apply", {**args, "now": hub.now(), "key": "a", "user": ids["ann"]}
+            )
+            await hub.call("rws", "view", {"viewer": None, "dealer": False})
+        finally:
+            await hub.stop()
+
+    asyncio.run(play())
+    messages = [json.loads(text) for text in _texts(b"".join(watcher.frames))]
+    states = [m["state"] for m in messages if m["type"] == "state"]
+    assert [bet["player"] for bet in states[-1]["bets"]] == ["ann"]
     engine.dispose()
 
 

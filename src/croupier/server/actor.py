@@ -73,7 +73,8 @@ class _Table(Protocol):
 
 @dataclass
 class _Work:
-    run: Callable[[], Any]
+    #: ``None``: only a place in the queue (its ``then`` runs in turn, on the loop).
+    run: Callable[[], Any] | None
     then: Callable[[Any], Awaitable[None]] | None
     done: asyncio.Future[Any] | None
     #: When it was queued (the loop's monotonic clock).
@@ -146,9 +147,10 @@ class TableActor:
         return result
 
     def post(
-        self, run: Callable[[], Any], then: Callable[[Any], Awaitable[None]] | None = None
+        self, run: Callable[[], Any] | None, then: Callable[[Any], Awaitable[None]] | None = None
     ) -> None:
-        """Queue ``run`` in turn without waiting for it (its failure is logged)."""
+        """Queue ``run`` in turn without waiting for it (its failure is logged); with
+        ``run`` None, only ``then`` (with None), in turn, on the loop."""
         self._work.append(_Work(run, then, None, self._running().time()))
         self._wake.set()
 
@@ -229,7 +231,7 @@ class TableActor:
             return
         self.lag = asyncio.get_running_loop().time() - work.queued
         try:
-            result = await asyncio.to_thread(work.run)
+            result = None if work.run is None else await asyncio.to_thread(work.run)
         except Exception as error:
             self._failed(work, error)
             return

@@ -83,6 +83,10 @@ OUTBOX_MESSAGES = 256
 SEND_SECONDS = 10.0
 #: Seconds between two looks at the sockets' waiting bytes (:meth:`Connection.check`).
 SWEEP_SECONDS = 1.0
+#: While a table takes bets, the least seconds between two announcements of what its bets
+#: did: a bet alone is announced at once; a crowd's stream of bets, at most this often
+#: (each bet is acknowledged to its player at once all the same).
+BETS_ANNOUNCED_EVERY = 0.1
 
 
 @dataclass(eq=False)
@@ -290,6 +294,8 @@ class Hub:
         self._sweeper: asyncio.Task[None] | None = None
         #: What tables' bets did, held for their next announcement (:meth:`_hold`).
         self._held: dict[str, list[Outcome]] = {}
+        #: When each table's held bets were last announced (the loop's clock).
+        self._let_out_at: dict[str, float] = {}
         if settings.share is None:
             now = settings.clock()
             for config in settings.tables:
@@ -409,7 +415,8 @@ class Hub:
 
     def _hold(self, table: str, outcome: Outcome) -> None:
         """Keep ``outcome`` for the table's next announcement, and have one made after
-        the work queued now (one at a time)."""
+        the work queued now, and no sooner than :data:`BETS_ANNOUNCED_EVERY` after the
+        last (one at a time)."""
         held = self._held.setdefault(table, [])
         held.append(outcome)
         if len(held) > 1:
@@ -418,13 +425,25 @@ class Hub:
         async def let_out(_: None) -> None:
             await self._let_out(table)
 
-        self.actors[table].post(_nothing, let_out)
+        def queue() -> None:
+            actor = self.actors.get(table)
+            if actor is not None:
+                actor.post(None, let_out)
+
+        loop = asyncio.get_running_loop()
+        wait = self._let_out_at.get(table, -BETS_ANNOUNCED_EVERY) + BETS_ANNOUNCED_EVERY
+        wait -= loop.time()
+        if wait > 0:
+            loop.call_later(wait, queue)
+        else:
+            queue()
 
     async def _let_out(self, table: str) -> None:
         """Broadcast the outcomes held for ``table``, as one."""
         held = self._held.pop(table, None)
         if not held or table not in self.runtimes:
             return
+        self._let_out_at[table] = asyncio.get_running_loop().time()
         events = [event for outcome in held for event in outcome.events]
         merged = Outcome(events, False, held[-1].seq, first=held[0].first)
         await self.broadcast(table, merged)
@@ -558,6 +577,7 @@ class Hub:
         actor = self.actors.pop(table, None)
         self.runtimes.pop(table, None)
         self._held.pop(table, None)
+        self._let_out_at.pop(table, None)
         if actor is not None:
             await actor.stop()
         if self.bus is not None:
@@ -1006,10 +1026,6 @@ class Hub:
         user = connection.user.id
         amounts = await asyncio.to_thread(self.read_balances, {user})
         await self.send(connection, {"type": "balance", "balance": str(amounts[user])})
-
-
-def _nothing() -> None:
-    """No work: a place in a table's queue (what follows it runs after the work before)."""
 
 
 def _utc(now: float) -> datetime:
