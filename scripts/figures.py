@@ -149,6 +149,46 @@ GROUPS = (
         needs="PostgreSQL (--postgres)",
     ),
     Group(
+        "load_behind",
+        "200 players betting behind one box, beside the server before its inputs ran "
+        "where they are committed",
+        (
+            (
+                "benchmarks/load.py",
+                *("--bots", "7", "--behind", "200", "--seconds", "10", "--warmup", "5"),
+                *("--bot-processes", "2", "--anchor", "9f13ed6"),
+            ),
+        ),
+        ("server.md",),
+        minutes=3,
+    ),
+    Group(
+        "load_processes",
+        "one, two and three server processes on one PostgreSQL database",
+        tuple(
+            (
+                "benchmarks/load.py",
+                *("--bots", "280", "--seconds", "10", "--warmup", "5"),
+                *("--bot-processes", "2", "--db", POSTGRES, "--workers", str(workers)),
+            )
+            for workers in (1, 2, 3)
+        ),
+        ("server.md",),
+        minutes=8,
+        needs="PostgreSQL (--postgres)",
+    ),
+    Group(
+        "record_path",
+        "a table's record path alone, in one process",
+        (
+            ("benchmarks/record_path.py",),
+            ("benchmarks/record_path.py", "--db", POSTGRES),
+        ),
+        ("server.md",),
+        minutes=2,
+        needs="PostgreSQL (--postgres)",
+    ),
+    Group(
         "report",
         "the back office report's speed",
         (
