@@ -208,6 +208,20 @@ class PlayTally:
         return found
 
     @property
+    def called(self) -> int:
+        """His departures from basic strategy on the side of the index where the count
+        called for them: the index plays a counter makes.
+
+        >>> PlayTally({"16 v 10": [5, 1, 2, 4], "12 v 4": [6, 0, 3, 3]}).called
+        8
+        """
+        found = 0
+        for name, (above_play, _, _, below_other) in self.cells.items():
+            play = _BY_NAME[name]
+            found += above_play if play.basic == play.otherwise else below_other
+        return found
+
+    @property
     def z(self) -> float | None:
         """How far his departures from basic strategy fall on the side of the index
         where the count calls for them: (departures on that side - their expected

@@ -597,7 +597,7 @@ def _advantage(
         dataclasses.replace(
             entry,
             index_decisions=tallies[entry.player].decisions,
-            index_plays=tallies[entry.player].deviations,
+            index_plays=tallies[entry.player].called,
             play_z=tallies[entry.player].z,
         )
         if entry.player in tallies

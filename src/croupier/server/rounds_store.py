@@ -373,7 +373,10 @@ def save_round(
 ) -> None:
     """Replace a round's record and status; inputs not stored yet are appended.
 
-    Inputs already stored are never rewritten.  :class:`NotFound` if there is no such
+    Inputs already stored are never rewritten.  When the round closes (from ``open`` to
+    ``settled`` or ``void``), its bets that played, its irregular inputs and its money
+    as the ledger's legs of its transactions now hold it are written beside it: close
+    it after its settlement, in the same transaction.  :class:`NotFound` if there is no such
     round; :class:`RoundError` for an unknown status, or for a settled or void round
     asked to become something else.
     """
