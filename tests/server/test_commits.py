@@ -325,3 +325,42 @@ def test_an_input_run_alone_where_it_commits_is_refused_with_nothing_of_it_writt
     assert [balance(engine, ids[name]) for name in ("ann", "bob")] == [D("90.00"), D("80.00")]
     assert (commits.commits, commits.inputs) == (2, 2)
     assert books(engine) == []
+
+
+def test_the_money_log_never_has_a_movement_whose_savepoint_rolled_back(
+    engine: sqlalchemy.Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Three writes in one commit; bob's stake is made, then his write fails after it:
+    its savepoint rolls back the stake, and the money log (what committed, one record a
+    ledger transaction) has ann's and cat's stakes only."""
+    ledger.log_movements(engine)
+    ids = make_crowd(engine, "ann", "bob", "cat", chips="100.00")
+    open_round(engine, "r1")
+    commits = GroupCommit(engine, threads=1)
+
+    def stake_then_fail(conn: sqlalchemy.Connection) -> None:
+        bet(ids["bob"], "r1", "30.00", "bet:bob")(conn)
+        raise RuntimeError("the write failed after its stake")
+
+    with caplog.at_level(logging.INFO, logger="croupier.money"):
+        try:
+            got = together(
+                commits,
+                [
+                    bet(ids["ann"], "r1", "40.00", "bet:ann"),
+                    stake_then_fail,
+                    bet(ids["cat"], "r1", "60.00", "bet:cat"),
+                ],
+            )
+        finally:
+            commits.close()
+    assert isinstance(got[1], RuntimeError)
+    assert [balance(engine, ids[name]) for name in ("ann", "bob", "cat")] == [
+        D("60.00"),
+        D("100.00"),
+        D("40.00"),
+    ]
+    logged = [record for record in caplog.records if record.name == "croupier.money"]
+    moved = sorted(amount for record in logged for amount in record.legs.values())  # type: ignore[attr-defined]
+    assert moved == ["-40.00", "-60.00", "40.00", "60.00"]
+    assert books(engine) == []

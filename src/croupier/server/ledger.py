@@ -1007,7 +1007,8 @@ def check(conn: sqlalchemy.Connection) -> list[str]:
 _money = logging.getLogger("croupier.money")
 #: Where a connection keeps the movements of its open transaction until it commits.
 _PENDING = "croupier.movements"
-#: Where it keeps, for each open savepoint, how many movements came before it.
+#: Where it keeps, for each open savepoint (innermost last), how many movements came
+#: before it.
 _MARKS = "croupier.movement-marks"
 
 
@@ -1022,6 +1023,11 @@ def log_movements(engine: sqlalchemy.Engine) -> None:
         return
     sqlalchemy.event.listen(engine, "commit", _emit_movements)
     sqlalchemy.event.listen(engine, "rollback", _drop_movements)
+    # A savepoint rolled back takes its movements with it (an input refused among
+    # several run together, after its stake was made).
+    sqlalchemy.event.listen(engine, "savepoint", _mark_movements)
+    sqlalchemy.event.listen(engine, "release_savepoint", _keep_movements)
+    sqlalchemy.event.listen(engine, "rollback_savepoint", _drop_since_mark)
 
 
 def _note_movement(conn: sqlalchemy.Connection, movement: dict[str, object]) -> None:
@@ -1048,19 +1054,24 @@ def _drop_movements(conn: sqlalchemy.Connection) -> None:
         conn.info.pop(_MARKS, None)
 
 
-def _mark_movements(conn: sqlalchemy.Connection, name: str) -> None:
-    """A savepoint begins: how many movements came before it."""
-    conn.info.setdefault(_MARKS, {})[name] = len(conn.info.get(_PENDING, ()))
+def _mark_movements(conn: sqlalchemy.Connection, _name: str | None) -> None:
+    """A savepoint begins: how many movements came before it.  Savepoints nest, so the
+    marks are a stack (SQLAlchemy names a savepoint it makes only after this event)."""
+    conn.info.setdefault(_MARKS, []).append(len(conn.info.get(_PENDING, ())))
 
 
-def _keep_movements(conn: sqlalchemy.Connection, name: str, _context: object) -> None:
-    conn.info.get(_MARKS, {}).pop(name, None)
+def _keep_movements(conn: sqlalchemy.Connection, _name: str, _context: object) -> None:
+    marks = conn.info.get(_MARKS)
+    if marks:
+        marks.pop()
 
 
-def _drop_since_mark(conn: sqlalchemy.Connection, name: str, _context: object) -> None:
+def _drop_since_mark(conn: sqlalchemy.Connection, _name: str, _context: object) -> None:
     """A savepoint rolled back: its movements never happened."""
     with contextlib.suppress(sqlalchemy.exc.SQLAlchemyError):
-        mark = conn.info.get(_MARKS, {}).pop(name, None)
+        marks = conn.info.get(_MARKS)
         pending = conn.info.get(_PENDING)
-        if mark is not None and pending is not None:
-            del pending[mark:]
+        if marks:
+            mark = marks.pop()
+            if pending is not None:
+                del pending[mark:]
