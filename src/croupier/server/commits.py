@@ -46,6 +46,8 @@ from typing import Any, Protocol, TypeVar
 
 import sqlalchemy as sa
 
+from croupier.server.driver import savepoint
+
 __all__ = ["Committer", "GroupCommit", "OneByOne", "for_engine"]
 
 _log = logging.getLogger("croupier.server")
@@ -257,7 +259,7 @@ class GroupCommit:
         """One write in its savepoint: rolled back alone where it raises, unless the
         transaction itself is gone (then the whole commit fails)."""
         try:
-            with conn.begin_nested():
+            with savepoint(conn):
                 return item, item.write(conn), None
         except Exception as error:
             if conn.invalidated or not conn.in_transaction():

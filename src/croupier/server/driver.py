@@ -39,7 +39,8 @@ sqlalchemy.exc.IntegrityError: (sqlite3.IntegrityError) UNIQUE constraint failed
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
-__all__ = ["Prepared", "Ran", "trace"]
+__all__ = ["Prepared", "Ran", "savepoint", "trace"]
 
 _TRACE = "croupier.trace"
 
@@ -240,3 +241,67 @@ class Prepared:
             raise typed from error
         finally:
             cursor.close()
+
+
+#: Savepoint statements by nesting depth (a name may be used again once released).
+_SAVEPOINTS: dict[int, tuple[Prepared, Prepared, Prepared]] = {}
+#: Where a connection keeps how deep its savepoints of :func:`savepoint` are.
+_DEPTH = "croupier.savepoint-depth"
+
+
+def _savepoint_statements(depth: int) -> tuple[Prepared, Prepared, Prepared]:
+    if depth not in _SAVEPOINTS:
+        name = f"croupier_{depth}"
+        _SAVEPOINTS[depth] = (
+            Prepared(sqlalchemy.text(f"SAVEPOINT {name}")),
+            Prepared(sqlalchemy.text(f"RELEASE SAVEPOINT {name}")),
+            Prepared(sqlalchemy.text(f"ROLLBACK TO SAVEPOINT {name}")),
+        )
+    return _SAVEPOINTS[depth]
+
+
+@contextlib.contextmanager
+def savepoint(conn: sqlalchemy.Connection) -> Iterator[None]:
+    """A savepoint of ``conn``'s transaction, on the driver's cursor: what the block
+    writes is rolled back if it raises, and the rest of the transaction goes on.
+
+    What ``conn.begin_nested()`` does, for a few µs of CPU instead of about fifty: the
+    same statements, and the connection's savepoint events (what listens to them, as
+    the ledger's money log does, sees each savepoint begin, end or roll back).
+
+    >>> from croupier.server.schema import accounts
+    >>> engine = sqlalchemy.create_engine("sqlite://")
+    >>> accounts.create(engine)
+    >>> add = Prepared(accounts.insert())
+    >>> with engine.begin() as conn:
+    ...     with savepoint(conn):
+    ...         _ = add.run(conn, {"kind": "player", "owner": "7", "balance": 0})
+    ...     try:
+    ...         with savepoint(conn):
+    ...             _ = add.run(conn, {"kind": "player", "owner": "8", "balance": 0})
+    ...             raise ValueError("refused")
+    ...     except ValueError:
+    ...         pass
+    >>> with engine.connect() as conn:
+    ...     conn.execute(sqlalchemy.select(accounts.c.owner)).scalars().all()
+    ['7']
+    """
+    depth = conn.info.get(_DEPTH, 0) + 1
+    begin, release, rollback = _savepoint_statements(depth)
+    name = f"croupier_{depth}"
+    begin.run(conn)
+    conn.info[_DEPTH] = depth
+    conn.dispatch.savepoint(conn, name)
+    try:
+        yield
+    except BaseException:
+        if not conn.invalidated:
+            rollback.run(conn)
+            conn.dispatch.rollback_savepoint(conn, name, None)
+            release.run(conn)
+        raise
+    else:
+        release.run(conn)
+        conn.dispatch.release_savepoint(conn, name, None)
+    finally:
+        conn.info[_DEPTH] = depth - 1

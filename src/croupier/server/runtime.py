@@ -37,7 +37,7 @@ from croupier.inputs import apply_input
 from croupier.presets import find_preset, rules_of_record
 from croupier.round import Phase, Round
 from croupier.rules import Rules
-from croupier.server import ledger, limits, rounds_store
+from croupier.server import driver, ledger, limits, rounds_store
 from croupier.server.commits import Committer, OneByOne
 from croupier.server.errors import ServerError
 from croupier.server.ownership import fence
@@ -667,7 +667,7 @@ class TableRuntime:
             write(self._in)
         elif self._in is not None:
             # One of several inputs run together: in a savepoint of their transaction.
-            with self._in.begin_nested():
+            with driver.savepoint(self._in):
                 write(self._in)
         else:
             self.commits.run(write)
