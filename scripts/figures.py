@@ -120,6 +120,14 @@ GROUPS = (
         minutes=10,
     ),
     Group(
+        "simulate_vs_c",
+        "the simulator's kernel beside a plain C simulator of the same game",
+        (("benchmarks/simulate_vs_c.py",),),
+        ("simulation.md",),
+        minutes=4,
+        needs="gcc",
+    ),
+    Group(
         "simulate_scaling",
         "workers and a cluster",
         (("benchmarks/simulate_scaling.py", "200000000"),),
