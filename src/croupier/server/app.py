@@ -20,7 +20,7 @@ from fastapi.responses import Response
 from starlette.middleware.gzip import GZipMiddleware
 
 from croupier.presets import find_preset
-from croupier.server import admin, ledger
+from croupier.server import admin, history, ledger
 from croupier.server.accounts import AddressThrottle
 from croupier.server.db import connect, migrate
 from croupier.server.http_errors import add_error_handlers
@@ -100,6 +100,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ownership = ownership
     app.state.hub = hub
     app.state.figures = RtpCache(settings.cache_dir)
+    # The tables' history, kept for this application's database alone.
+    app.state.histories = history.HistoryCache()
     app.state.throttle = AddressThrottle(engine)
     ledger.log_movements(engine)
     # The page and the API's answers go out compressed to a browser that takes gzip.

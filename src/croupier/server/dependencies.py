@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from fastapi import Depends, Header, Request, Response
 from starlette.requests import HTTPConnection
 
-from croupier.server import accounts
+from croupier.server import accounts, history
 from croupier.server.errors import SessionExpired
 from croupier.server.http_errors import HttpError
 from croupier.server.hub import Hub
@@ -31,6 +31,7 @@ __all__ = [
     "CurrentUser",
     "Database",
     "Figures",
+    "Histories",
     "LoginThrottle",
     "ServerSettings",
     "TableHub",
@@ -69,6 +70,11 @@ async def _figures(connection: HTTPConnection) -> RtpCache:
     return figures
 
 
+async def _histories(connection: HTTPConnection) -> history.HistoryCache:
+    histories: history.HistoryCache = connection.app.state.histories
+    return histories
+
+
 async def _throttle(connection: HTTPConnection) -> accounts.AddressThrottle:
     throttle: accounts.AddressThrottle = connection.app.state.throttle
     return throttle
@@ -82,6 +88,8 @@ Database = Annotated[sa.Engine, Depends(_database)]
 TableHub = Annotated[Hub, Depends(_hub)]
 #: The tables' exact RTPs, computed once per rule set.
 Figures = Annotated[RtpCache, Depends(_figures)]
+#: The finished rounds' results the history routes have replayed, for this database.
+Histories = Annotated[history.HistoryCache, Depends(_histories)]
 #: The failed logins by client address.
 LoginThrottle = Annotated[accounts.AddressThrottle, Depends(_throttle)]
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from croupier.describe import describe_rules
 from croupier.presets import find_preset
 from croupier.server import history
-from croupier.server.dependencies import Database, Figures, TableHub
+from croupier.server.dependencies import Database, Figures, Histories, TableHub
 from croupier.server.errors import TableUnavailable
 from croupier.server.http_errors import ErrorOut, HttpError
 from croupier.server.runtime import TableConfig
@@ -27,8 +27,6 @@ router = APIRouter(tags=["tables"])
 _NO_TABLE: dict[int | str, dict[str, Any]] = {404: {"model": ErrorOut}}
 #: A table being taken over by another process of the cluster.
 _UNAVAILABLE: dict[int | str, dict[str, Any]] = {503: {"model": ErrorOut}}
-#: The finished rounds' results the history routes have replayed (they never change).
-_HISTORY = history.HistoryCache()
 
 
 class TableOut(BaseModel):
@@ -105,6 +103,7 @@ async def table_log(
 async def table_history(
     config: Table,
     database: Database,
+    histories: Histories,
     rounds: Annotated[int, Query(ge=1, le=history.MOST_ROUNDS)] = history.DEFAULT_ROUNDS,
     after: Annotated[str | None, Query(max_length=64)] = None,
 ) -> dict[str, Any]:
@@ -114,7 +113,9 @@ async def table_history(
     rounds, so a new tab, another device or a restart shows the same.  ``after``: the
     round whose end the page saw (the pages at a table, asking together as it ends,
     share one read that holds it)."""
-    return await asyncio.to_thread(history.history_of, database, config.id, _HISTORY, rounds, after)
+    return await asyncio.to_thread(
+        history.history_of, database, config.id, histories, rounds, after
+    )
 
 
 @router.get("/api/tables/{table}/rules", responses=_NO_TABLE)
