@@ -40,7 +40,8 @@ LINK = re.compile(r"\]\((?!https?://|mailto:|#)([^)\s]+)\)")
 #: The two commands CI and users run as they stand.
 START_COMMANDS = (
     "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/croupier play",
-    "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/pytest"
+    "python3 -m venv .venv && .venv/bin/pip install -q -r requirements/test.lock"
+    " && .venv/bin/pip install -q --no-deps -e . && .venv/bin/pytest"
     " && .venv/bin/ruff check . && .venv/bin/ruff format --check && .venv/bin/mypy",
 )
 
@@ -72,6 +73,12 @@ def test_the_two_commands_to_start_with_are_as_ci_runs_them(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
     for command in START_COMMANDS:
         assert f"```sh\n{command}\n```" in text
+
+
+def test_ci_runs_the_readmes_test_command_as_it_stands() -> None:
+    """CI (``.ci/run``) runs the README's test command word for word, its own line."""
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert f"{START_COMMANDS[1]} || exit 1" in lines
 
 
 def test_the_readme_and_the_manual_give_the_same_install_table() -> None:
