@@ -25,6 +25,7 @@ The database named by ``--db`` is emptied first (its croupier tables).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import cProfile
 import pstats
 import sys
@@ -144,7 +145,7 @@ def behind(engine: sqlalchemy.Engine, crowd: int, batch: int, profile: bool) -> 
     with cpu(f"{crowd} more behind, {batch} together", lambda: crowd, profile):
         for start in range(0, crowd, batch):
             runs = [bet(name, n % 7 + 1) for n, name in enumerate(second[start : start + batch])]
-            for _, error in runtime.together(runs):
+            for _, error in asyncio.run(runtime.run_together(runs)):
                 assert error is None, error
     runtime.tick(now=now + runtime.config.betting_seconds)
     _, now = play_out(runtime, now + runtime.config.betting_seconds)

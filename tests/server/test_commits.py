@@ -194,7 +194,7 @@ def test_a_crowds_bets_run_together_are_one_commit_each_refusal_alone(
         for box, (name, amount) in enumerate(amounts.items(), start=1)
     ]
     try:
-        got = runtime.together(bets)
+        got = asyncio.run(runtime.run_together(bets))
     finally:
         commits.close()
     assert (commits.commits, commits.writes, commits.inputs) == (1, 1, 5)
@@ -241,12 +241,11 @@ def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
 
     sqlalchemy.event.listen(engine, "commit", refuse_commit)
     try:
-        got = runtime.together(
-            [
-                partial(runtime.apply, "bet", "bob", {"box": 2, "amount": "20"}, now=2, key="b1"),
-                partial(runtime.apply, "bet", "ann", {"box": 3, "amount": "5"}, now=2, key="a2"),
-            ]
-        )
+        bets = [
+            partial(runtime.apply, "bet", "bob", {"box": 2, "amount": "20"}, now=2, key="b1"),
+            partial(runtime.apply, "bet", "ann", {"box": 3, "amount": "5"}, now=2, key="a2"),
+        ]
+        got = asyncio.run(runtime.run_together(bets))
     finally:
         sqlalchemy.event.remove(engine, "commit", refuse_commit)
     assert all(isinstance(error, sqlalchemy.exc.OperationalError) for _, error in got)

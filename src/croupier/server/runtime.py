@@ -141,7 +141,7 @@ class _Seat:
 
 
 class _Refused(Exception):
-    """An input run alone in :meth:`TableRuntime.together`'s write was refused: raised
+    """An input run alone in :meth:`TableRuntime.run_together`'s write was refused: raised
     out of the write so that what it wrote is rolled back; ``error`` is the refusal."""
 
     def __init__(self, error: Exception) -> None:
@@ -151,7 +151,7 @@ class _Refused(Exception):
 
 @dataclass
 class _Saved:
-    """A table's state between inputs (:meth:`TableRuntime.together`)."""
+    """A table's state between inputs (:meth:`TableRuntime.run_together`)."""
 
     record: dict[str, Any]
     confirmed: set[str]
@@ -264,7 +264,7 @@ class TableRuntime:
         self._joined: set[tuple[str, int]] = set()
         #: Seconds the last input's transaction took (:attr:`Outcome.close_seconds`).
         self._close_seconds = 0.0
-        # The transaction of the inputs run together (see together), while they run.
+        # The transaction of the inputs run together (see run_together), while they run.
         self._in: sa.Connection | None = None
         self._alone = False
         # The round's inputs by (player, key), for the round of that id (see _keys).
@@ -434,28 +434,20 @@ class TableRuntime:
             close_seconds=self._close_seconds if over else None,
         )
 
-    def together(self, runs: Sequence[Callable[[], R]]) -> list[tuple[R | None, Exception | None]]:
+    async def run_together(
+        self, runs: Sequence[Callable[[], R]]
+    ) -> list[tuple[R | None, Exception | None]]:
         """Run several inputs to this table (``runs``, each calling :meth:`apply`), in
         order, as one write: each input's record and money in a savepoint of one
         transaction, committed once for all of them (a crowd's bets in one commit).
+        They run where their commit is made (on SQLite, the committing thread), and the
+        caller's loop is free until it has committed.  What the table's actor uses.
 
         Returns what each run returned or raised.  An input refused (by the engine, the
         ledger or the player's limits) is rolled back alone, as it would be on its own,
         and the next sees the table without it.  If the commit fails, none of them
         happened: the table is as it was before the first, and each is given the error.
         """
-        saved = self._saved()
-        try:
-            return self.commits.run(self._together(runs), inputs=len(runs))
-        except Exception as error:
-            return self._undone(saved, runs, error)
-
-    async def run_together(
-        self, runs: Sequence[Callable[[], R]]
-    ) -> list[tuple[R | None, Exception | None]]:
-        """:meth:`together` without a thread of the caller's own: the inputs run where
-        their commit is made (on SQLite, the committing thread), and the caller's loop
-        is free until it has committed.  What the table's actor uses."""
         saved = self._saved()
         try:
             future = self.commits.submit(self._together(runs), inputs=len(runs))
@@ -466,7 +458,7 @@ class TableRuntime:
     def _together(
         self, runs: Sequence[Callable[[], R]]
     ) -> Callable[[sa.Connection], list[tuple[R | None, Exception | None]]]:
-        """The write of :meth:`together`.  One input alone needs no savepoint of its own:
+        """The write of :meth:`run_together`.  One input alone needs no savepoint of its own:
         refused, it is raised out of the write (as :class:`_Refused`), which rolls back
         what it wrote with the write's own transaction or savepoint."""
         alone = len(runs) == 1
@@ -495,7 +487,7 @@ class TableRuntime:
     def _undone(
         self, saved: _Saved, runs: Sequence[Callable[[], R]], error: Exception
     ) -> list[tuple[R | None, Exception | None]]:
-        """What :meth:`together` answers when its write did not commit."""
+        """What :meth:`run_together` answers when its write did not commit."""
         if isinstance(error, _Refused):
             # One input refused: :meth:`apply` left the table as it was before it.
             return [(None, error.error)]
@@ -663,7 +655,7 @@ class TableRuntime:
                 read.update(ledger.balances(conn, users))
 
         if self._in is not None and self._alone:
-            # Run alone in the write of :meth:`together`: its transaction is this one's.
+            # Run alone in the write of :meth:`run_together`: its transaction is this one's.
             write(self._in)
         elif self._in is not None:
             # One of several inputs run together: in a savepoint of their transaction.
