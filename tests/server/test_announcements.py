@@ -7,6 +7,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import sqlalchemy
+
 from croupier.server.db import connect, migrate
 from croupier.server.hub import BETS_ANNOUNCED_EVERY, Connection, Hub
 from croupier.server.runtime import TableConfig
@@ -21,33 +23,23 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
     bet behind a seated player's box).  Every bet is taken; a watcher gets fewer states
     than bets (one announcement for what was queued together, not one a bet), the
     bets' events all and in order, and a last state showing every bet."""
-    url = f"sqlite:///{tmp_path / 'burst.db'}"
-    engine = connect(url)
-    migrate(engine)
     seated = [f"seat{box}" for box in range(1, 8)]
     behind = [f"back{n:02d}" for n in range(40)]
-    ids = make_crowd(engine, *seated, *behind)
-    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60)
-    hub = Hub(engine, Settings(url=url, tables=(table,), cache_dir=None))
+    engine, hub, ids = _rws_table(tmp_path, *seated, *behind)
     watcher = _Transport()
 
     async def play() -> None:
         await hub.start()
         try:
-            hub.connections["rws"].add(
-                Connection(socket=None, table="rws", wire=Wire(_Open(), watcher))  # type: ignore[arg-type]
-            )
+            _watch(hub, watcher)
             for box, name in enumerate(seated, start=1):
                 await hub.call("rws", "take_box", {"player": name, "box": box})
-
-            async def bet(name: str, box: int) -> None:
-                args = {"op": "bet", "player": name, "args": {"box": box, "amount": "25"}}
-                await hub.call(
-                    "rws", "apply", {**args, "now": hub.now(), "key": name, "user": ids[name]}
-                )
-
-            await asyncio.gather(*(bet(name, box) for box, name in enumerate(seated, start=1)))
-            await asyncio.gather(*(bet(name, n % 7 + 1) for n, name in enumerate(behind)))
+            await asyncio.gather(
+                *(_bet(hub, ids, name, box) for box, name in enumerate(seated, start=1))
+            )
+            await asyncio.gather(
+                *(_bet(hub, ids, name, n % 7 + 1) for n, name in enumerate(behind))
+            )
             # The last announcement waits out the least time between two of them.
             await asyncio.sleep(2 * BETS_ANNOUNCED_EVERY)
             await hub.call("rws", "view", {"viewer": None, "dealer": False})  # after the last
@@ -72,24 +64,14 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
 def test_a_lone_bet_is_announced_at_once(tmp_path: Path) -> None:
     """Announcements of bets are spaced out only for a stream of them: the first bet at
     a table goes out in turn, before the work queued after it (here a view)."""
-    url = f"sqlite:///{tmp_path / 'lone.db'}"
-    engine = connect(url)
-    migrate(engine)
-    ids = make_crowd(engine, "ann")
-    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60)
-    hub = Hub(engine, Settings(url=url, tables=(table,), cache_dir=None))
+    engine, hub, ids = _rws_table(tmp_path, "ann")
     watcher = _Transport()
 
     async def play() -> None:
         await hub.start()
         try:
-            hub.connections["rws"].add(
-                Connection(socket=None, table="rws", wire=Wire(_Open(), watcher))  # type: ignore[arg-type]
-            )
-            args = {"op": "bet", "player": "ann", "args": {"box": 1, "amount": "25"}}
-            await hub.call(
-                "rws", "apply", {**args, "now": hub.now(), "key": "a", "user": ids["ann"]}
-            )
+            _watch(hub, watcher)
+            await _bet(hub, ids, "ann", 1)
             await hub.call("rws", "view", {"viewer": None, "dealer": False})
         finally:
             await hub.stop()
@@ -99,6 +81,30 @@ def test_a_lone_bet_is_announced_at_once(tmp_path: Path) -> None:
     states = [m["state"] for m in messages if m["type"] == "state"]
     assert [bet["player"] for bet in states[-1]["bets"]] == ["ann"]
     engine.dispose()
+
+
+def _rws_table(tmp_path: Path, *names: str) -> tuple[sqlalchemy.Engine, Hub, dict[str, int]]:
+    """A hub running one rws-v5 table ("rws", a minute to bet) on a new SQLite
+    database, and the ids of ``names``, each with chips."""
+    url = f"sqlite:///{tmp_path / 'table.db'}"
+    engine = connect(url)
+    migrate(engine)
+    ids = make_crowd(engine, *names)
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60)
+    return engine, Hub(engine, Settings(url=url, tables=(table,), cache_dir=None)), ids
+
+
+def _watch(hub: Hub, transport: _Transport) -> None:
+    """A watcher at the table whose socket writes into ``transport``."""
+    hub.connections["rws"].add(
+        Connection(socket=None, table="rws", wire=Wire(_Open(), transport))  # type: ignore[arg-type]
+    )
+
+
+async def _bet(hub: Hub, ids: dict[str, int], name: str, box: int) -> None:
+    """``name`` bets 25 on ``box`` (his name is the command's key)."""
+    args = {"op": "bet", "player": name, "args": {"box": box, "amount": "25"}}
+    await hub.call("rws", "apply", {**args, "now": hub.now(), "key": name, "user": ids[name]})
 
 
 def _texts(stream: bytes) -> list[bytes]:
