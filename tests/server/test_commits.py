@@ -19,10 +19,25 @@ from sqlalchemy import func, select
 from croupier.server import ledger, rounds_store
 from croupier.server.commits import GroupCommit, OneByOne
 from croupier.server.errors import InsufficientFunds
+from croupier.server.records import RoundRecord
 from croupier.server.schema import transactions
 from tests.server.tables import balance, books, make_crowd, table
 
 D = Decimal
+
+
+def record_of(round_id: str, number: int = 1) -> RoundRecord:
+    """A round's record with no input yet."""
+    return RoundRecord(
+        round_id=round_id,
+        table="t1",
+        number=number,
+        rules="test",
+        rules_version=1,
+        dealt="dealer",
+        shoe=None,
+        opened_at="2025-03-01T20:00:00+00:00",
+    )
 
 
 def open_round(engine: sqlalchemy.Engine, round_id: str) -> None:
@@ -34,7 +49,7 @@ def open_round(engine: sqlalchemy.Engine, round_id: str) -> None:
             number=1,
             rules_name="test",
             rules_version="1",
-            record={},
+            record=record_of(round_id),
         )
 
 
@@ -210,10 +225,10 @@ def test_a_crowds_bets_run_together_are_one_commit_each_refusal_alone(
         ("cat", D("20")),
         ("dan", D("30")),
     ]
-    assert [entry["player"] for entry in runtime.record["inputs"]] == ["ann", "cat", "dan"]
+    assert [entry.player for entry in runtime.record.inputs] == ["ann", "cat", "dan"]
     with engine.connect() as conn:
         stored = rounds_store.load_round(conn, runtime.round_id)
-    assert [entry["player"] for entry in stored.record["inputs"]] == [
+    assert [entry.player for entry in stored.record.inputs] == [
         "ann",
         "cat",
         "dan",
@@ -234,7 +249,7 @@ def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
     ids = make_crowd(engine, "ann", "bob", chips="100.00")
     runtime = table(engine, ids, "rws-v5")
     runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1, key="a1")
-    before = json.dumps(runtime.record)
+    before = json.dumps(runtime.record.to_json())
 
     def refuse_commit(_conn: sqlalchemy.Connection) -> None:
         raise sqlalchemy.exc.OperationalError("COMMIT", {}, Exception("the disk is full"))
@@ -249,7 +264,7 @@ def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
     finally:
         sqlalchemy.event.remove(engine, "commit", refuse_commit)
     assert all(isinstance(error, sqlalchemy.exc.OperationalError) for _, error in got)
-    assert json.dumps(runtime.record) == before
+    assert json.dumps(runtime.record.to_json()) == before
     assert [(bet.player, bet.box) for bet in runtime.round.placed_bets] == [("ann", 1)]
     assert [balance(engine, ids[name]) for name in ("ann", "bob")] == [D("90.00"), D("100.00")]
     # The table goes on: the same keys are new commands still, and are taken.
@@ -320,7 +335,7 @@ def test_an_input_run_alone_where_it_commits_is_refused_with_nothing_of_it_writt
     assert [(bet.player, bet.box) for bet in runtime.round.placed_bets] == [("ann", 1), ("bob", 2)]
     with engine.connect() as conn:
         stored = rounds_store.load_round(conn, runtime.round_id)
-    assert [entry["player"] for entry in stored.record["inputs"]] == ["ann", "bob"]
+    assert [entry.player for entry in stored.record.inputs] == ["ann", "bob"]
     assert [balance(engine, ids[name]) for name in ("ann", "bob")] == [D("90.00"), D("80.00")]
     assert (commits.commits, commits.inputs) == (2, 2)
     assert books(engine) == []

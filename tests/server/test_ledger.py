@@ -21,6 +21,7 @@ from croupier.server.errors import (
     InvalidAmount,
     LedgerError,
 )
+from croupier.server.records import RoundRecord
 from croupier.server.schema import accounts, legs, metadata, transactions
 
 D = Decimal
@@ -35,6 +36,21 @@ def snapshot(engine: sqlalchemy.Engine) -> dict[str, list[tuple[Any, ...]]]:
         }
 
 
+def record_of(round_id: str, number: int = 1, *, closed: bool = False) -> RoundRecord:
+    """A round's record with no input yet (closed: with the time it ended)."""
+    return RoundRecord(
+        round_id=round_id,
+        table="t1",
+        number=number,
+        rules="test",
+        rules_version=1,
+        dealt="dealer",
+        shoe=None,
+        opened_at="2025-03-01T20:00:00+00:00",
+        closed_at="2025-03-01T20:01:00+00:00" if closed else None,
+    )
+
+
 def new_round(engine: sqlalchemy.Engine, round_id: str, number: int = 1) -> None:
     with engine.begin() as conn:
         rounds_store.create_round(
@@ -44,7 +60,7 @@ def new_round(engine: sqlalchemy.Engine, round_id: str, number: int = 1) -> None
             number=number,
             rules_name="test",
             rules_version="1",
-            record={},
+            record=record_of(round_id, number),
         )
 
 
@@ -74,7 +90,10 @@ def close(
     with engine.begin() as conn:
         transaction = ledger.close_round(conn, round_id, returns, idempotency_key=key, void=void)
         rounds_store.save_round(
-            conn, round_id, record={"closed": True}, status="void" if void else "settled"
+            conn,
+            round_id,
+            record=record_of(round_id, closed=True),
+            status="void" if void else "settled",
         )
         return transaction
 
@@ -605,7 +624,7 @@ def test_each_table_settles_against_its_own_house_account(engine: sqlalchemy.Eng
     stake(engine, 1, "r1", "10", "s1")
     with engine.begin() as conn:
         settled = ledger.close_round(conn, "r1", {}, idempotency_key="c1", void=False, table="rws")
-        rounds_store.save_round(conn, "r1", record={"closed": True}, status="settled")
+        rounds_store.save_round(conn, "r1", record=record_of("r1", closed=True), status="settled")
     assert legs_of(engine, settled) == {("round", "r1"): -1_000, ("house", "rws"): 1_000}
     assert problems(engine) == []
 
@@ -633,7 +652,9 @@ def test_a_stuck_settlement_at_one_table_never_holds_up_another(postgres: Any) -
         def settle_elsewhere() -> None:
             with engine.begin() as conn:
                 ledger.close_round(conn, "r2", {}, idempotency_key="c2", void=False, table="live")
-                rounds_store.save_round(conn, "r2", record={"closed": True}, status="settled")
+                rounds_store.save_round(
+                    conn, "r2", record=record_of("r2", 2, closed=True), status="settled"
+                )
             settled.set()
 
         other = threading.Thread(target=settle_elsewhere)

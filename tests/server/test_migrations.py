@@ -125,8 +125,30 @@ def test_sqlite_enforces_foreign_keys(tmp_path: Path) -> None:
 
 def test_upgrading_moves_the_inputs_kept_in_each_record_into_rows(fresh_db_url: str) -> None:
     """Revision 0002: a round written by 0001 (its inputs inside its record) loads the same
-    after the upgrade, its inputs one row each; a downgrade puts them back."""
-    record = {"number": 4, "shoe": None, "inputs": [{"op": "bet"}, {"op": "stand"}]}
+    after the upgrade, its inputs one row each; a downgrade puts them back.  The runtime
+    of 0001 kept its ``stored`` mark in the record: read, and left out."""
+    at = "2026-11-23T01:00:00+00:00"
+    record = {
+        "round_id": "r1",
+        "table": "t",
+        "number": 4,
+        "rules": "rws-v5",
+        "rules_version": 1,
+        "dealt": "dealer",
+        "shoe": None,
+        "opened_at": at,
+        "inputs": [
+            {
+                "op": "bet",
+                "player": "ann",
+                "args": {"box": 1, "amount": "10"},
+                "at": at,
+                "key": None,
+            },
+            {"op": "stand", "player": "ann", "args": {"box": 1}, "at": at, "key": "k2"},
+        ],
+        "stored": True,
+    }
     engine = db.connect(fresh_db_url)
     try:
         with engine.begin() as conn:
@@ -141,7 +163,8 @@ def test_upgrading_moves_the_inputs_kept_in_each_record_into_rows(fresh_db_url: 
             )
         db.migrate(engine)
         with engine.connect() as conn:
-            assert rounds_store.load_round(conn, "r1").record == record
+            loaded = rounds_store.load_round(conn, "r1").record
+            assert loaded.to_json() == {k: v for k, v in record.items() if k != "stored"}
             stored = conn.execute(sqlalchemy.text("SELECT record FROM rounds")).scalar_one()
             assert "inputs" not in json.loads(stored)
             rows = conn.execute(sqlalchemy.text("SELECT COUNT(*) FROM round_inputs"))

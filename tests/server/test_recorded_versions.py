@@ -54,15 +54,15 @@ def test_live_a_round_open_across_the_upgrade_to_version_3_is_recovered(
     assert runtime.round.phase is Phase.PLAYER_TURNS
     record = runtime.record
     del runtime  # the process dies mid-round: the upgrade comes before it runs again
-    as_recorded_by_version_2(engine, record["round_id"])
+    as_recorded_by_version_2(engine, record.round_id)
     back = TableRuntime(table(engine, ids, "live").config, engine, ids.__getitem__, now=200)
-    assert back.number == record["number"] + 1  # the next round is open, at version 3
-    assert back.record["rules_version"] == 3
+    assert back.number == record.number + 1  # the next round is open, at version 3
+    assert back.record.rules_version == 3
     with engine.begin() as conn:
-        row = rounds_store.load_round(conn, record["round_id"])
+        row = rounds_store.load_round(conn, record.round_id)
     assert row.status == "void"
-    assert row.record["rules_version"] == 2
-    assert row.record["inputs"][-1]["op"] == "interrupt"
+    assert row.record.rules_version == 2
+    assert row.record.inputs[-1].op == "interrupt"
     assert balance(engine, ids["ann"]) == Decimal("1000.00")
     assert balance(engine, ids["bob"]) == Decimal("1000.00")
     assert books(engine) == []
@@ -86,7 +86,7 @@ def test_rws_v5_a_round_with_an_outcome_continues_under_version_2_after_the_upgr
     as_recorded_by_version_2(engine, round_id)
     back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
     assert back.round_id == round_id and back.round.phase is Phase.PLAYER_TURNS
-    assert back.record["inputs"][-1]["op"] == "interrupt"
+    assert back.record.inputs[-1].op == "interrupt"
     back.apply("hit", "bob", {}, now=201)
     outcome = back.apply("stand", "bob", {}, now=202)
     assert outcome.over and back.round.phase.value == "settled"

@@ -16,6 +16,7 @@ from croupier.backoffice.deviations import ILLUSTRIOUS_18, Decision, IndexPlay, 
 from croupier.backoffice.report import build_report
 from croupier.backoffice.shuffle import RANKS, shuffle_health
 from croupier.server import rounds_store, shoes
+from croupier.server.records import RoundRecord
 from croupier.server.shoes import ServerShoe
 from tests.server.report_play import SeededShuffles, counter, flat, play, scattered
 from tests.server.tables import make_users, table
@@ -128,15 +129,16 @@ def test_a_planted_bias_fails_the_shuffle_tests_and_the_servers_shoes_pass(
             ):
                 shoe = {"cut": 234, "decks": 6, "every_round": False, "order": order}
                 round_id = f"{name}-{index}"
-                record = {
-                    "round_id": round_id,
-                    "table": name,
-                    "number": index + 1,
-                    "rules": "live",
-                    "dealt": "rng",
-                    "shoe": {**shoe, "position": 0},
-                    "inputs": [],
-                }
+                record = RoundRecord(
+                    round_id=round_id,
+                    table=name,
+                    number=index + 1,
+                    rules="live",
+                    rules_version=3,
+                    dealt="rng",
+                    shoe={**shoe, "position": 0},
+                    opened_at=datetime.now(UTC).isoformat(),
+                )
                 rounds_store.create_round(
                     conn,
                     round_id=round_id,
@@ -146,7 +148,7 @@ def test_a_planted_bias_fails_the_shuffle_tests_and_the_servers_shoes_pass(
                     rules_version="3",
                     record=record,
                 )
-                record["shoe_after"] = {**shoe, "position": 0}
+                record = record.closed(record.opened_at, {**shoe, "position": 0})
                 rounds_store.save_round(conn, round_id, record=record, status="void")
     since, until = _window()
     with engine.connect() as conn:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -13,15 +14,32 @@ from sqlalchemy import func, select
 from croupier.server import accounts, rounds_store
 from croupier.server.driver import trace
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
+from croupier.server.records import MalformedRecord, RecordedInput, RoundRecord
 from croupier.server.schema import round_inputs, round_players, rounds
 
 T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
-RECORD: dict[str, Any] = {
-    "number": 1,
-    "bets": {"1": "10.00"},
-    "cards": ["AS", "KH"],
-    "inputs": [{"op": "deal", "seat": None}],
-}
+AT = T0.isoformat()
+
+
+def entry(op: str, player: str | None = None, by: str | None = None, **args: Any) -> RecordedInput:
+    """An input, at ``T0``."""
+    return RecordedInput(op, player, args, AT, by=by)
+
+
+def record(round_id: str, *, table: str = "t1", number: int = 1, **changes: Any) -> RoundRecord:
+    """A dealer's round's record (its one input a bet), with ``changes``."""
+    made = RoundRecord(
+        round_id=round_id,
+        table=table,
+        number=number,
+        rules="vegas-strip",
+        rules_version=1,
+        dealt="dealer",
+        shoe=None,
+        opened_at=AT,
+        inputs=(entry("bet", "ann", box=1, amount="10.00"),),
+    )
+    return replace(made, **changes)
 
 
 def create(
@@ -31,7 +49,7 @@ def create(
     table: str = "t1",
     number: int = 1,
     at: datetime = T0,
-    record: dict[str, Any] | None = None,
+    record_: RoundRecord | None = None,
 ) -> None:
     rounds_store.create_round(
         conn,
@@ -40,7 +58,7 @@ def create(
         number=number,
         rules_name="vegas-strip",
         rules_version="2025.1",
-        record=RECORD if record is None else record,
+        record=record(round_id, table=table, number=number) if record_ is None else record_,
         now=at,
     )
 
@@ -61,7 +79,7 @@ def test_a_round_is_stored_and_loaded(engine: sqlalchemy.Engine) -> None:
         rules_name="vegas-strip",
         rules_version="2025.1",
         status="open",
-        record=RECORD,
+        record=record("t1-1"),
         created_at=T0,
         updated_at=T0,
     )
@@ -82,42 +100,60 @@ def test_missing_rounds_are_not_found(engine: sqlalchemy.Engine) -> None:
         with pytest.raises(NotFound, match="round 'nope' does not exist"):
             rounds_store.load_round(conn, "nope")
         with pytest.raises(NotFound, match="'nope'"):
-            rounds_store.save_round(conn, "nope", record={}, status="open")
+            rounds_store.save_round(conn, "nope", record=record("nope"), status="open")
 
 
 def test_records_must_be_json(engine: sqlalchemy.Engine) -> None:
+    bet = entry("bet", "ann", box=1, amount=Decimal("10"))
     with engine.begin() as conn:
         with pytest.raises(RoundError, match="not JSON"):
-            create(conn, "t1-1", record={"bet": Decimal("10")})
+            create(conn, "t1-1", record_=record("t1-1", rules_values={"bet": Decimal("10")}))
         with pytest.raises(RoundError, match="not JSON"):
-            create(conn, "t1-1", record={"edge": float("nan")})
+            create(conn, "t1-1", record_=record("t1-1", rules_values={"edge": float("nan")}))
         with pytest.raises(RoundError, match="round id '' must have 1 to 64 characters"):
             create(conn, "")
+        with pytest.raises(RoundError, match="record of round 't1-2' is not round 't1-1'"):
+            create(conn, "t1-1", record_=record("t1-2"))
         assert rounds_store.open_rounds(conn) == []
+    unjson = pytest.raises(RoundError, match="an input of round 't1-1' is not JSON")
+    with unjson, engine.begin() as conn:
+        create(conn, "t1-1", record_=record("t1-1", inputs=(bet,)))
+    with engine.connect() as conn:
+        assert rounds_store.open_rounds(conn) == []
+
+
+def test_a_malformed_record_is_refused_when_it_is_read(engine: sqlalchemy.Engine) -> None:
+    """What the database holds is read back as a record, or refused naming the field."""
+    with engine.begin() as conn:
+        create(conn, "t1-1")
+        conn.execute(
+            rounds.update().where(rounds.c.id == "t1-1").values(record='{"round_id": "t1-1"}')
+        )
+        with pytest.raises(MalformedRecord, match="record of round 't1-1': dealt is missing"):
+            rounds_store.load_round(conn, "t1-1")
 
 
 def test_saving_replaces_record_and_status(engine: sqlalchemy.Engine) -> None:
     """The record's fields and the status are replaced; inputs already stored stay."""
     later = T0 + timedelta(minutes=3)
-    stored = RECORD["inputs"]
+    stored = record("t1-1").inputs
     with engine.begin() as conn:
         create(conn, "t1-1")
         rounds_store.save_round(
-            conn, "t1-1", record={"step": 2, "dealer": ["TC"]}, status="open", now=later
+            conn, "t1-1", record=record("t1-1", number=2, inputs=()), status="open", now=later
         )
         saved = rounds_store.load_round(conn, "t1-1")
-        assert (saved.record, saved.status) == (
-            {"step": 2, "dealer": ["TC"], "inputs": stored},
-            "open",
-        )
+        assert (saved.record, saved.status) == (record("t1-1", number=2, inputs=stored), "open")
         assert (saved.created_at, saved.updated_at) == (T0, later)
-        rounds_store.save_round(conn, "t1-1", record={"done": True}, status="settled", now=later)
-        rounds_store.save_round(conn, "t1-1", record={"done": 1}, status="settled", now=later)
-        assert rounds_store.load_round(conn, "t1-1").record == {"done": 1, "inputs": stored}
+        closed = record("t1-1", closed_at=later.isoformat())
+        rounds_store.save_round(conn, "t1-1", record=closed, status="settled", now=later)
+        closed = record("t1-1", closed_at=later.isoformat(), table="t9")
+        rounds_store.save_round(conn, "t1-1", record=closed, status="settled", now=later)
+        assert rounds_store.load_round(conn, "t1-1").record == closed
         with pytest.raises(RoundError, match="'t1-1' is settled and cannot become open"):
-            rounds_store.save_round(conn, "t1-1", record={}, status="open")
+            rounds_store.save_round(conn, "t1-1", record=closed, status="open")
         with pytest.raises(RoundError, match="status 'paused' must be one of open"):
-            rounds_store.save_round(conn, "t1-1", record={}, status="paused")
+            rounds_store.save_round(conn, "t1-1", record=closed, status="paused")
         assert rounds_store.load_round(conn, "t1-1").status == "settled"
 
 
@@ -127,8 +163,8 @@ def test_open_rounds_by_table(engine: sqlalchemy.Engine) -> None:
         create(conn, "t1-2", table="t1", number=2)
         create(conn, "t1-1", table="t1", number=1)
         create(conn, "t1-3", table="t1", number=3)
-        rounds_store.save_round(conn, "t1-1", record={}, status="settled")
-        rounds_store.save_round(conn, "t2-1", record={}, status="void")
+        rounds_store.save_round(conn, "t1-1", record=record("t1-1"), status="settled")
+        rounds_store.save_round(conn, "t2-1", record=record("t2-1", table="t2"), status="void")
         create(conn, "t2-2", table="t2", number=2)
     with engine.connect() as conn:
         assert [r.id for r in rounds_store.open_rounds(conn)] == ["t1-2", "t1-3", "t2-2"]
@@ -220,10 +256,10 @@ def test_an_input_and_a_join_cost_one_statement_each(engine: sqlalchemy.Engine) 
         (alice,) = users(conn, "alice")
         create(conn, "t1-1")
         statements = trace(conn)
-        rounds_store.append_input(conn, "t1-1", 1, {"op": "stand", "player": "ann"})
+        rounds_store.append_input(conn, "t1-1", 1, entry("stand", "ann"))
         rounds_store.join_round(conn, "t1-1", alice, Decimal("10"))
         assert len(statements) == 2
-        assert len(rounds_store.load_round(conn, "t1-1").record["inputs"]) == 2
+        assert len(rounds_store.load_round(conn, "t1-1").record.inputs) == 2
 
 
 def test_player_rounds_newest_first(engine: sqlalchemy.Engine) -> None:
@@ -260,27 +296,27 @@ def test_inputs_are_appended_one_row_each_and_the_record_is_not_rewritten(
         before = conn.execute(
             select(rounds.c.record, rounds.c.updated_at).where(rounds.c.id == "t1-1")
         ).one()
-        rounds_store.append_input(conn, "t1-1", 1, {"op": "stand", "player": "ann"})
-        rounds_store.append_input(conn, "t1-1", 2, {"op": "hit", "player": "bob"})
+        rounds_store.append_input(conn, "t1-1", 1, entry("stand", "ann"))
+        rounds_store.append_input(conn, "t1-1", 2, entry("hit", "bob"))
         after = conn.execute(
             select(rounds.c.record, rounds.c.updated_at).where(rounds.c.id == "t1-1")
         ).one()
         assert after == before
         assert conn.execute(select(func.count()).select_from(round_inputs)).scalar_one() == 3
         loaded = rounds_store.load_round(conn, "t1-1").record
-        assert loaded["inputs"] == [
-            {"op": "deal", "seat": None},
-            {"op": "stand", "player": "ann"},
-            {"op": "hit", "player": "bob"},
-        ]
+        assert loaded.inputs == (
+            entry("bet", "ann", box=1, amount="10.00"),
+            entry("stand", "ann"),
+            entry("hit", "bob"),
+        )
         with pytest.raises(RoundError, match="has 3 inputs: the next is 3, not 5"):
-            rounds_store.append_input(conn, "t1-1", 5, {"op": "stand"})
+            rounds_store.append_input(conn, "t1-1", 5, entry("stand"))
         with pytest.raises(NotFound, match="'nope'"):
-            rounds_store.append_input(conn, "nope", 0, {"op": "stand"})
+            rounds_store.append_input(conn, "nope", 0, entry("stand"))
         rounds_store.save_round(conn, "t1-1", record=loaded, status="settled")
         with pytest.raises(RoundError, match="'t1-1' is closed"):
-            rounds_store.append_input(conn, "t1-1", 3, {"op": "stand"})
-        assert len(rounds_store.load_round(conn, "t1-1").record["inputs"]) == 3
+            rounds_store.append_input(conn, "t1-1", 3, entry("stand"))
+        assert len(rounds_store.load_round(conn, "t1-1").record.inputs) == 3
 
 
 def test_closing_a_round_writes_its_bets_and_money_beside_it(engine: sqlalchemy.Engine) -> None:
@@ -290,23 +326,24 @@ def test_closing_a_round_writes_its_bets_and_money_beside_it(engine: sqlalchemy.
     from croupier.server import ledger
     from croupier.server.schema import round_bets
 
-    inputs = [
-        {"op": "bet", "player": "ann", "args": {"box": 1, "amount": "10", "bet": "main"}},
-        {"op": "bet", "player": "ann", "args": {"box": 1, "amount": "5", "bet": "main"}},
-        {"op": "bet", "player": "bob", "args": {"box": 2, "amount": "20", "bet": "main"}},
-        {"op": "withdraw", "player": "bob", "args": {"box": 2, "bet": "main"}},
-        {"op": "bet", "player": "bob", "args": {"box": 3, "amount": "5", "bet": "21+3"}},
-        {"op": "bet", "player": "bob", "args": {"box": 2, "amount": "25", "bet": "main"}},
-        {"op": "close_bets", "player": None, "args": {}},
-        {"op": "insurance", "player": "ann", "args": {"box": 1, "amount": "7.50"}},
-        {"op": "walk_away", "player": None, "args": {"who": "bob"}, "by": "dealer-1"},
-    ]
+    inputs = (
+        entry("bet", "ann", box=1, amount="10", bet="main"),
+        entry("bet", "ann", box=1, amount="5", bet="main"),
+        entry("bet", "bob", box=2, amount="20", bet="main"),
+        entry("withdraw", "bob", box=2, bet="main"),
+        entry("bet", "bob", box=3, amount="5", bet="21+3"),
+        entry("bet", "bob", box=2, amount="25", bet="main"),
+        entry("close_bets"),
+        entry("insurance", "ann", box=1, amount="7.50"),
+        entry("walk_away", None, by="dealer-1", who="bob"),
+    )
     shoe = {"order": ["2S", "KH"] + ["9D"] * 50, "position": 1, "decks": 1}
+    opened = record("t1-9", number=9, dealt="rng", shoe=shoe, inputs=inputs[:1])
     with engine.begin() as conn:
         ann, bob = users(conn, "ann", "bob")
         for user in (ann, bob):
             ledger.grant(conn, user, Decimal("100"), idempotency_key=f"chips:{user}")
-        create(conn, "t1-9", record={"number": 9, "shoe": shoe, "inputs": inputs[:1]})
+        create(conn, "t1-9", number=9, record_=opened)
         for user, amount in ((ann, "22.50"), (bob, "30")):
             rounds_store.join_round(conn, "t1-9", user, Decimal("100"))
             ledger.stake(conn, user, "t1-9", Decimal(amount), idempotency_key=f"s{user}", memo="")
@@ -318,9 +355,9 @@ def test_closing_a_round_writes_its_bets_and_money_beside_it(engine: sqlalchemy.
             void=False,
             table="t1",
         )
-        record = {"number": 9, "shoe": shoe, "inputs": inputs}
+        closed = replace(opened, inputs=inputs, closed_at=AT, shoe_after=shoe)
         for _ in range(2):  # saved again as it is: nothing written twice
-            rounds_store.save_round(conn, "t1-9", record=record, status="settled")
+            rounds_store.save_round(conn, "t1-9", record=closed, status="settled")
     with engine.connect() as conn:
         bets = conn.execute(
             select(round_bets.c.seq, round_bets.c.player, round_bets.c.box)

@@ -75,10 +75,10 @@ def test_a_balance_is_read_and_sent_only_when_the_input_changed_it(
 def test_a_bet_the_balance_cannot_cover_changes_nothing(engine: sqlalchemy.Engine) -> None:
     ids = make_users(engine, "ann", chips="40.00")
     runtime = table(engine, ids, "rws-v5")
-    before = json.dumps(runtime.record)
+    before = json.dumps(runtime.record.to_json())
     with pytest.raises(InsufficientFunds, match=r"40\.00"):
         runtime.apply("bet", "ann", {"box": 1, "amount": "50"}, now=1)
-    assert json.dumps(runtime.record) == before
+    assert json.dumps(runtime.record.to_json()) == before
     assert runtime.round.placed_bets == ()
     assert balance(engine, ids["ann"]) == Decimal("40.00")
     with pytest.raises(BetError, match="maximum"):
@@ -155,9 +155,9 @@ def test_a_round_killed_mid_play_comes_back_and_is_settled_or_voided(
     record = runtime.record
     del runtime  # the process dies: nothing but the database is left
     back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
-    assert back.number == record["number"] + 1  # the next round is open
+    assert back.number == record.number + 1  # the next round is open
     with engine.begin() as conn:
-        row = rounds_store.load_round(conn, record["round_id"])
+        row = rounds_store.load_round(conn, record.round_id)
     assert row.status == "void"  # no outcome was established yet: void (5.4.2)
     assert balance(engine, ids["ann"]) == Decimal("1000.00")
     assert balance(engine, ids["bob"]) == Decimal("1000.00")
@@ -198,7 +198,7 @@ def test_a_round_with_an_outcome_established_continues_after_a_restart(
     del runtime
     back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
     assert back.round_id == round_id and back.round.phase is Phase.PLAYER_TURNS
-    assert back.record["inputs"][-1]["op"] == "interrupt"
+    assert back.record.inputs[-1].op == "interrupt"
     back.apply("hit", "bob", {}, now=201)
     outcome = back.apply("stand", "bob", {}, now=202)
     assert outcome.over and back.round.phase.value == "settled"

@@ -17,6 +17,7 @@ from croupier.errors import CroupierError
 from croupier.presets import find_preset
 from croupier.round import Phase
 from croupier.server import ledger, rounds_store
+from croupier.server.records import MalformedRecord
 from croupier.server.runtime import replay
 from croupier.server.schema import rounds, users
 
@@ -28,10 +29,10 @@ def audit(conn: sqlalchemy.Connection) -> list[str]:
     problems: list[str] = []
     names = {row.name: row.id for row in conn.execute(sqlalchemy.select(users.c.id, users.c.name))}
     for (round_id,) in conn.execute(sqlalchemy.select(rounds.c.id).order_by(rounds.c.created_at)):
-        row = rounds_store.load_round(conn, round_id)
         try:
-            game, _, _ = replay(row.record, find_preset(str(row.record["rules"])).rules)
-        except (CroupierError, KeyError) as error:
+            row = rounds_store.load_round(conn, round_id)
+            game, _, _ = replay(row.record, find_preset(row.record.rules).rules)
+        except (CroupierError, KeyError, MalformedRecord) as error:
             problems.append(f"round {round_id}: its record does not replay: {error}")
             continue
         over = game.phase in (Phase.SETTLED, Phase.VOID)

@@ -30,6 +30,7 @@ from croupier.events import DealerFinished
 from croupier.presets import find_preset
 from croupier.server import rounds_store
 from croupier.server.errors import NotFound
+from croupier.server.records import MalformedRecord
 from croupier.server.runtime import replay
 from croupier.server.schema import rounds
 
@@ -116,7 +117,7 @@ def dealer_result(row: rounds_store.RoundRow) -> RoundResult | None:
     if row.status not in _CLOSED:
         return None
     try:
-        rules = find_preset(str(row.record["rules"])).rules
+        rules = find_preset(row.record.rules).rules
         game, _, _ = replay(row.record, rules)
     except (CroupierError, KeyError) as problem:
         _log.warning("round %s is left out of its table's history: %s", row.id, problem)
@@ -226,6 +227,10 @@ def table_history(
             try:
                 row = rounds_store.load_round(conn, round_id)
             except NotFound:
+                continue
+            except MalformedRecord as problem:
+                _log.warning("round %s is left out of its table's history: %s", round_id, problem)
+                cache.put(round_id, None)
                 continue
             result = dealer_result(row)
             cache.put(round_id, result)

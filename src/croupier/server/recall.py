@@ -28,7 +28,7 @@ def recall_record(
 ) -> dict[str, Any]:
     """The recall record of ``row`` for the player ``viewer``."""
     record = row.record
-    preset = find_preset(str(record["rules"]))
+    preset = find_preset(record.rules)
     game, _, _ = replay(record, preset.rules)
     over = game.phase in (Phase.SETTLED, Phase.VOID)
     revealed = {event.card for event in game.events if isinstance(event, HoleCardRevealed)}
@@ -37,10 +37,10 @@ def recall_record(
         if isinstance(event, CardDealt):
             shown = event.face_up or over or event.card in revealed
             dealt.append(event.card if shown else None)
-    entered = record.get("dealt") == "dealer"
+    entered = record.dealer_entered
     inputs = [
-        {"op": entry["op"], "player": entry["player"], "args": entry["args"], "at": entry["at"]}
-        for entry in record["inputs"]
+        {"op": entry.op, "player": entry.player, "args": entry.args, "at": entry.at}
+        for entry in record.inputs
     ]
     if entered:
         # The k-th card entered is the k-th dealt: one not yet shown stays hidden.
@@ -52,8 +52,8 @@ def recall_record(
     before, after = balances if balances is not None else (None, None)
     return {
         "rules": preset.name,
-        "rules_version": int(record["rules_version"]),
-        **({"rules_values": record["rules_values"]} if "rules_values" in record else {}),
+        "rules_version": record.rules_version,
+        **({"rules_values": record.rules_values} if record.rules_values is not None else {}),
         "shoe": [] if entered else dealt,
         "inputs": inputs,
         "recall": {
@@ -62,8 +62,8 @@ def recall_record(
             "number": row.number,
             "status": row.status,
             "phase": game.phase.value,
-            "opened_at": record.get("opened_at"),
-            "closed_at": record.get("closed_at"),
+            "opened_at": record.opened_at,
+            "closed_at": record.closed_at,
             "player": viewer,
             "replayable": all(card is not None for card in dealt),
             "cards_dealt": dealt,

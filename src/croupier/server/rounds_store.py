@@ -1,12 +1,13 @@
 """Round records, for game recall and for crash recovery.
 
-A round's record is the caller's JSON-able dict (rules, shoe, times...) with its list
-of ``inputs``.  The inputs are stored one row each in ``round_inputs``, appended as they
-come (:func:`append_input`), and the rest as JSON text in ``rounds``, written when the
-round opens and when it closes: a command costs one small insert, never a rewrite of
-the round.  Loading a round puts the two back together.  A round is ``open`` until it
-is ``settled`` or ``void``; a closed round stays closed.  ``round_players`` remembers
-each player's balance before and after.
+A round's record (:class:`~croupier.server.records.RoundRecord`: rules, shoe, times...)
+has its list of ``inputs``.  The inputs are stored one row each in ``round_inputs``,
+appended as they come (:func:`append_input`), and the rest as JSON text in ``rounds``,
+written when the round opens and when it closes: a command costs one small insert,
+never a rewrite of the round.  Loading a round puts the two back together.  This
+module is the records' edge: they are JSON here only (``to_json``, ``from_json``).  A
+round is ``open`` until it is ``settled`` or ``void``; a closed round stays closed.
+``round_players`` remembers each player's balance before and after.
 
 What the back office sums is written beside the record, worked out once per round
 (:mod:`croupier.backoffice.columns`): the shoe's position, true count and (for a fresh
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -33,6 +35,7 @@ from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
 from croupier.server.driver import Prepared
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import from_units, to_units
+from croupier.server.records import RecordedInput, RoundRecord
 from croupier.server.schema import (
     ROUND_STATUSES,
     accounts,
@@ -67,7 +70,7 @@ _ROWCOUNT = {"preserve_rowcount": True}
 
 @dataclass(frozen=True)
 class RoundRow:
-    """A stored round, its record parsed back into a dict."""
+    """A stored round, its record read back."""
 
     id: str
     table_id: str
@@ -75,7 +78,7 @@ class RoundRow:
     rules_name: str
     rules_version: str
     status: str
-    record: dict[str, Any]
+    record: RoundRecord
     created_at: datetime
     updated_at: datetime
 
@@ -98,18 +101,15 @@ def _encode(round_id: str, record: dict[str, Any]) -> str:
         raise RoundError(f"record of round {round_id!r} is not JSON: {error}") from error
 
 
-def _header(round_id: str, record: dict[str, Any]) -> str:
-    """The record without its inputs (and without the caller's ``stored`` mark), as text."""
-    if not isinstance(record, dict):
-        raise RoundError(f"record of round {round_id!r} is a {type(record).__name__}, not a dict")
-    return _encode(round_id, {k: v for k, v in record.items() if k not in ("inputs", "stored")})
-
-
-def _inputs(round_id: str, record: dict[str, Any]) -> list[Any]:
-    inputs = record.get("inputs", [])
-    if not isinstance(inputs, list):
-        raise RoundError(f"inputs of round {round_id!r} are a {type(inputs).__name__}, not a list")
-    return inputs
+def _header(round_id: str, record: RoundRecord) -> str:
+    """The record without its inputs (stored one row each), as text."""
+    if not isinstance(record, RoundRecord):
+        raise RoundError(
+            f"record of round {round_id!r} is a {type(record).__name__}, not a RoundRecord"
+        )
+    if record.round_id != round_id:
+        raise RoundError(f"the record of round {record.round_id!r} is not round {round_id!r}'s")
+    return _encode(round_id, record.header_json())
 
 
 def _check_length(what: str, value: str, longest: int) -> None:
@@ -118,15 +118,21 @@ def _check_length(what: str, value: str, longest: int) -> None:
 
 
 def _row(conn: sqlalchemy.Connection, row: sqlalchemy.Row[Any]) -> RoundRow:
+    """The round of ``row``, its record read back with its inputs.
+
+    Raises:
+        MalformedRecord: what is stored is not a round's record.
+    """
     record = json.loads(row.record)
-    record["inputs"] = [
-        json.loads(text)
-        for text in conn.execute(
-            select(round_inputs.c.input)
-            .where(round_inputs.c.round_id == row.id)
-            .order_by(round_inputs.c.seq)
-        ).scalars()
-    ]
+    if isinstance(record, dict):
+        record["inputs"] = [
+            json.loads(text)
+            for text in conn.execute(
+                select(round_inputs.c.input)
+                .where(round_inputs.c.round_id == row.id)
+                .order_by(round_inputs.c.seq)
+            ).scalars()
+        ]
     return RoundRow(
         id=row.id,
         table_id=row.table_id,
@@ -134,7 +140,7 @@ def _row(conn: sqlalchemy.Connection, row: sqlalchemy.Row[Any]) -> RoundRow:
         rules_name=row.rules_name,
         rules_version=row.rules_version,
         status=row.status,
-        record=record,
+        record=RoundRecord.from_json(record),
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
@@ -222,7 +228,7 @@ def _stored_inputs(conn: sqlalchemy.Connection, round_id: str) -> int:
 
 
 def _insert_inputs(
-    conn: sqlalchemy.Connection, round_id: str, first: int, inputs: list[Any]
+    conn: sqlalchemy.Connection, round_id: str, first: int, inputs: Sequence[RecordedInput]
 ) -> None:
     if inputs:
         _INPUTS.run_many(
@@ -238,9 +244,13 @@ def _insert_inputs(
         )
 
 
-def _encode_input(round_id: str, entry: Any) -> str:
+def _encode_input(round_id: str, entry: RecordedInput) -> str:
+    if not isinstance(entry, RecordedInput):
+        raise RoundError(
+            f"an input of round {round_id!r} is a {type(entry).__name__}, not a RecordedInput"
+        )
     try:
-        return json.dumps(entry, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return json.dumps(entry.to_json(), sort_keys=True, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as error:
         raise RoundError(f"an input of round {round_id!r} is not JSON: {error}") from error
 
@@ -260,7 +270,7 @@ def create_round(
     number: int,
     rules_name: str,
     rules_version: str,
-    record: dict[str, Any],
+    record: RoundRecord,
     now: datetime | None = None,
 ) -> None:
     """Store a new, open round with the inputs it has so far.
@@ -272,11 +282,11 @@ def create_round(
     _check_length("rules name", rules_name, 100)
     _check_length("rules version", rules_version, 40)
     text = _header(round_id, record)
-    inputs = _inputs(round_id, record)
+    inputs = record.inputs
     if _STATUS.run(conn, {"rid": round_id}).all():
         raise RoundError(f"round {round_id!r} already exists")
     stamp = now if now is not None else utcnow()
-    shoe = shoe_columns(record.get("shoe"))
+    shoe = shoe_columns(record.shoe)
     _NEW_ROUND.run(
         conn,
         {
@@ -335,7 +345,9 @@ def _join_statement(dialect: str) -> Prepared:
     return Prepared(ignoring.from_select(["round_id", "user_id", "balance_before"], joining))
 
 
-def append_input(conn: sqlalchemy.Connection, round_id: str, seq: int, entry: Any) -> None:
+def append_input(
+    conn: sqlalchemy.Connection, round_id: str, seq: int, entry: RecordedInput
+) -> None:
     """Append the round's input number ``seq`` (0 first): one row, nothing rewritten.
 
     :class:`NotFound` if there is no such round; :class:`RoundError` if the round is
@@ -367,7 +379,7 @@ def save_round(
     conn: sqlalchemy.Connection,
     round_id: str,
     *,
-    record: dict[str, Any],
+    record: RoundRecord,
     status: str,
     now: datetime | None = None,
 ) -> None:
@@ -383,7 +395,7 @@ def save_round(
     if status not in ROUND_STATUSES:
         raise RoundError(f"round status {status!r} must be one of {', '.join(ROUND_STATUSES)}")
     text = _header(round_id, record)
-    inputs = _inputs(round_id, record)
+    inputs = record.inputs
     found = _CLOSING.run(conn, {"rid": round_id}).all()
     if not found:
         raise NotFound(f"round {round_id!r} does not exist")
@@ -399,11 +411,18 @@ def save_round(
 
 
 def _write_closing(
-    conn: sqlalchemy.Connection, round_id: str, row: Any, status: str, inputs: list[Any]
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    row: Any,
+    status: str,
+    inputs: Sequence[RecordedInput],
 ) -> None:
     """What the back office reads of a round that closes: its bets, its irregular
     inputs, and its money as the ledger's legs of its transactions hold it."""
-    bets = placed_bets([entry for entry in inputs if isinstance(entry, dict)])
+    # The back office's columns are worked out from the inputs as stored (its
+    # migrations work them out for rounds already stored, from their JSON).
+    stored = [entry.to_json() for entry in inputs]
+    bets = placed_bets(stored)
     if bets:
         _BETS.run_many(
             conn,
@@ -436,7 +455,7 @@ def _write_closing(
             staked -= int(units)
             held -= int(units)
         players[int(owner)] = (net + int(units), staked)
-    irregular = irregular_inputs([entry for entry in inputs if isinstance(entry, dict)])
+    irregular = irregular_inputs(stored)
     _CLOSE_ROUND.run(conn, {"rid": round_id, "irregular": irregular, "house": house, "held": held})
     _CLOSE_PLAYERS.run(
         conn, {"rid": round_id, "tid": row.table_id, "opened": row.created_at, "to": status}

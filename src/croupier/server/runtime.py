@@ -41,6 +41,7 @@ from croupier.server import driver, ledger, limits, rounds_store
 from croupier.server.commits import Committer, OneByOne
 from croupier.server.errors import ServerError
 from croupier.server.ownership import fence
+from croupier.server.records import RecordedInput, RoundRecord
 from croupier.server.shoes import ServerShoe
 from croupier.server.views import personal_view, public_events, public_view
 from croupier.shoe import CompositionCheck, DealerEntry
@@ -103,23 +104,31 @@ class TableConfig:
 
 
 def replay(
-    record: Mapping[str, Any], rules: Rules
+    record: RoundRecord, rules: Rules
 ) -> tuple[Round, ServerShoe | DealerEntry, CompositionCheck]:
     """A round rebuilt from its record: its shoe as the round found it, every input
     applied in order.  Returns the round, its card source and its composition check."""
     # Under the rules it was recorded with: an earlier preset version's, as kept.
-    rules = rules_of_record(record, rules)
+    rules = rules_of_record(
+        {
+            "round_id": record.round_id,
+            "rules": record.rules,
+            "rules_version": record.rules_version,
+            "rules_values": record.rules_values,
+        },
+        rules,
+    )
     source: ServerShoe | DealerEntry
     check = CompositionCheck(rules.decks)
-    if record.get("shoe") is not None:
-        source = ServerShoe.restore(record["shoe"])
+    if record.shoe is not None:
+        source = ServerShoe.restore(record.shoe)
         for card in source.order[: source.position]:
             check.take(card)
     else:
         source = DealerEntry()
     game = Round(rules, source, check=check)
-    for entry in record["inputs"]:
-        apply_input(game, entry["op"], entry["player"], entry["args"])
+    for entry in record.inputs:
+        apply_input(game, entry.op, entry.player, entry.args)
     return game, source, check
 
 
@@ -153,34 +162,13 @@ class _Refused(Exception):
 class _Saved:
     """A table's state between inputs (:meth:`TableRuntime.run_together`)."""
 
-    record: dict[str, Any]
+    record: RoundRecord
+    stored: bool
     confirmed: set[str]
     on_table: dict[str, Decimal] | None
     joined: set[tuple[str, int]]
     deadline: _Deadline | None
     now: float
-
-
-@dataclass
-class _Input:
-    op: str
-    player: str | None
-    args: dict[str, Any]
-    at: str
-    key: str | None = None
-    by: str | None = None  # the dealer account that entered it
-
-    def to_json(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "op": self.op,
-            "player": self.player,
-            "args": self.args,
-            "at": self.at,
-            "key": self.key,
-        }
-        if self.by is not None:
-            entry["by"] = self.by
-        return entry
 
 
 @dataclass
@@ -273,7 +261,10 @@ class TableRuntime:
         # Finished rounds' public events by round id (read back for the table's log).
         self._logged: dict[str, dict[str, Any]] = {}
         self.round: Round
-        self.record: dict[str, Any]
+        self.record: RoundRecord
+        #: Whether the round at the table is in the database yet (its first input
+        #: writes it): where its record is, not part of it, so kept beside it.
+        self.stored = False
         #: What the recovery of an interrupted round did (RWS v5 5.4), for the process
         #: that now runs the table to announce.
         self.recovered: Outcome | None = None
@@ -292,7 +283,7 @@ class TableRuntime:
             last = rounds_store.last_round(conn, self.config.id)
         if last is not None:
             self.number = last.number
-            shoe = last.record.get("shoe_after")
+            shoe = last.record.shoe_after
             if shoe is not None and self.shoe is not None:
                 self.shoe = ServerShoe.restore(shoe)
         if not rows:
@@ -300,7 +291,8 @@ class TableRuntime:
             return
         row = rows[0]
         self.number = row.number
-        self.record = {**row.record, "stored": True}  # read back: it is in the database
+        self.record = row.record
+        self.stored = True  # read back: it is in the database
         self.round = self._rebuild(self.record)
         if self.round.phase is Phase.BETTING:
             self._set_deadline(now)
@@ -315,25 +307,24 @@ class TableRuntime:
             self.entry.shuffle()
             self.check.reset()
         self.number += 1
-        self.record = {
-            "round_id": uuid.uuid4().hex,
-            "table": self.config.id,
-            "number": self.number,
-            "rules": self.preset.name,
-            "rules_version": self.preset.version,
-            "rules_values": self.rules.to_json(),
-            "dealt": self.config.dealt,
-            "shoe": self.shoe.snapshot() if self.shoe is not None else None,
-            "opened_at": _iso(now),
-            "inputs": [],
-            "stored": False,
-        }
+        self.record = RoundRecord(
+            round_id=uuid.uuid4().hex,
+            table=self.config.id,
+            number=self.number,
+            rules=self.preset.name,
+            rules_version=self.preset.version,
+            rules_values=self.rules.to_json(),
+            dealt=self.config.dealt,
+            shoe=self.shoe.snapshot() if self.shoe is not None else None,
+            opened_at=_iso(now),
+        )
+        self.stored = False
         self.round = self._rebuild(self.record)
         self._on_table = {}
         self.deadline = None
         self.confirmed = set()
 
-    def _rebuild(self, record: Mapping[str, Any]) -> Round:
+    def _rebuild(self, record: RoundRecord) -> Round:
         """The round a record describes, replayed from its first input."""
         game, source, check = replay(record, self.rules)
         if isinstance(source, ServerShoe):
@@ -346,7 +337,7 @@ class TableRuntime:
     @property
     def round_id(self) -> str:
         """The id of the round at the table."""
-        return str(self.record["round_id"])
+        return self.record.round_id
 
     # -- inputs ---------------------------------------------------------------------------------
 
@@ -382,16 +373,16 @@ class TableRuntime:
         """
         if op not in OPS or (not system and op in SYSTEM_OPS):
             raise ActionRefused(f"unknown action {op!r}", code="unknown")
-        inputs: list[dict[str, Any]] = self.record["inputs"]
+        inputs = self.record.inputs
         seq = None if key is None else self._keys().get((player, key))
         if seq is not None:
             earlier = inputs[seq]
-            if earlier.get("op") != op or earlier.get("args") != dict(args):
+            if earlier.op != op or earlier.args != dict(args):
                 # A key names one command: reused for another, it is refused, not
                 # answered as a retry (the other command would be silently lost).
                 raise ActionRefused(
                     f"idempotency key {key!r} was already used for another command "
-                    f"({earlier.get('op')}); use a new key for a new command",
+                    f"({earlier.op}); use a new key for a new command",
                     code="key_conflict",
                 )
             return Outcome([], self.round.phase in _OVER, seq, retried=True)
@@ -405,12 +396,15 @@ class TableRuntime:
             self.entry.mark_cut_card()
             return Outcome([], False, len(inputs))
         start = len(self.round.events)
-        entry = _Input(op, player, dict(args), _iso(now), key, by)
+        entry = RecordedInput(op, player, dict(args), _iso(now), key, by)
         # A refused input changes nothing in the round: its typed error goes back as it is.
         apply_input(self.round, op, player, args)
         events = list(self.round.events[start:])
-        record = dict(self.record)
-        record["inputs"] = [*inputs, entry.to_json()]
+        record = self.record.with_input(entry)
+        if self.round.phase in _OVER:
+            # The shoe as the round left it: where the table's next round starts.
+            after = self.shoe.snapshot() if self.shoe is not None else None
+            record = record.closed(_iso(now), after)
         read: dict[int, Decimal] = {}
         try:
             staked = self._store(record, now, balances, balances_at_end, read)
@@ -418,6 +412,7 @@ class TableRuntime:
             self.round = self._rebuild(self.record)
             raise
         self.record = record
+        self.stored = True
         if key is not None:
             self._keys()[player, key] = len(inputs)
         if op in ("bet", "withdraw") and player is not None:
@@ -498,6 +493,7 @@ class TableRuntime:
         """What inputs change in the table, to put back if their commit fails."""
         return _Saved(
             self.record,
+            self.stored,
             set(self.confirmed),
             None if self._on_table is None else dict(self._on_table),
             self._joined,
@@ -507,6 +503,7 @@ class TableRuntime:
 
     def _restore(self, saved: _Saved) -> None:
         self.record = saved.record
+        self.stored = saved.stored
         self.round = self._rebuild(saved.record)
         self.confirmed = saved.confirmed
         self._on_table = saved.on_table
@@ -521,9 +518,9 @@ class TableRuntime:
         if self._keyed_round != self.round_id:
             self._keyed_round = self.round_id
             self._keyed = {}
-            for seq, earlier in enumerate(self.record["inputs"]):
-                if earlier.get("key") is not None:
-                    self._keyed.setdefault((earlier.get("player"), earlier["key"]), seq)
+            for seq, earlier in enumerate(self.record.inputs):
+                if earlier.key is not None:
+                    self._keyed.setdefault((earlier.player, earlier.key), seq)
         return self._keyed
 
     def _check_box(self, player: str, box: int, bet: str) -> None:
@@ -538,7 +535,7 @@ class TableRuntime:
 
     def _store(
         self,
-        record: dict[str, Any],
+        record: RoundRecord,
         now: float,
         balances: Collection[int] = (),
         balances_at_end: Collection[int] = (),
@@ -551,8 +548,10 @@ class TableRuntime:
         Returns each player's money on the table, as the ledger now holds it.
         """
         game = self.round
-        round_id = str(record["round_id"])
-        seq = len(record["inputs"]) - 1
+        round_id = record.round_id
+        seq = len(record.inputs) - 1
+        entry = record.inputs[-1]
+        stored = self.stored
         over = game.phase in _OVER
         status = "open" if not over else ("void" if game.phase is Phase.VOID else "settled")
         staked = game.staked_by_player()
@@ -578,16 +577,15 @@ class TableRuntime:
             if self.epoch is not None:
                 # First: nothing is written once another process has claimed the table.
                 fence(conn, self.config.id, self.epoch)
-            if record.get("stored"):
+            if stored:
                 # One row for the new input: the round's record is not rewritten.
-                rounds_store.append_input(conn, round_id, seq, record["inputs"][-1])
+                rounds_store.append_input(conn, round_id, seq, entry)
             else:
-                record["stored"] = True
                 rounds_store.create_round(
                     conn,
                     round_id=round_id,
                     table_id=self.config.id,
-                    number=int(record["number"]),
+                    number=record.number,
                     rules_name=self.preset.name,
                     rules_version=str(self.preset.version),
                     record=record,
@@ -598,7 +596,7 @@ class TableRuntime:
             else:
                 on_table = ledger.round_stakes(conn, round_id)
                 wanted = {ids[name]: amount for name, amount in staked.items()}
-            op = record["inputs"][-1]["op"]
+            op = entry.op
             moment = datetime.fromtimestamp(now, UTC)
             # Every player with money on the table, or who had some (a withdrawn bet).
             moved: set[int] = set()
@@ -619,8 +617,7 @@ class TableRuntime:
                         round_id,
                         delta,
                         idempotency_key=f"{round_id}:{seq}:{user}",
-                        memo=f"round {record['number']} at {self.config.id}: "
-                        f"{record['inputs'][-1]['op']}",
+                        memo=f"round {record.number} at {self.config.id}: {op}",
                     )
                 elif delta < 0:
                     ledger.refund(
@@ -629,7 +626,7 @@ class TableRuntime:
                         round_id,
                         -delta,
                         idempotency_key=f"{round_id}:{seq}:{user}",
-                        memo=f"round {record['number']}: bet withdrawn",
+                        memo=f"round {record.number}: bet withdrawn",
                     )
             if over:
                 returns: dict[int, Decimal] = {}
@@ -645,9 +642,6 @@ class TableRuntime:
                     table=self.config.id,
                 )
                 rounds_store.finish_round_players(conn, round_id, ledger.balances(conn, returns))
-                if self.shoe is not None:
-                    record["shoe_after"] = self.shoe.snapshot()
-                record["closed_at"] = _iso(now)
                 rounds_store.save_round(conn, round_id, record=record, status=status)
             if read is not None:
                 # A balance is sent when it changed: money moved, or the round paid.
