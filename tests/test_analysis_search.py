@@ -19,6 +19,7 @@ from croupier.analysis.game import analyze, sharing_valuations, up_card_analysis
 from croupier.analysis.search import (
     SET_BUDGET,
     TOLERANCE,
+    RuleSet,
     StatedRtpSearch,
     _bundles,
     _meaningful,
@@ -310,7 +311,7 @@ def test_the_sets_found_are_the_same_with_or_without_a_worker() -> None:
     decks), the sets of changes, their figures and their order are the same whichever
     process valued each single change and set."""
 
-    def nearest(helper: bool) -> tuple[object, ...]:
+    def nearest(helper: bool) -> tuple[tuple[object, ...], tuple[RuleSet, ...]]:
         game._dealer_batch.cache_clear()
         derive_strategy.cache_clear()
         with sharing_valuations(ONLINE_6), StatedRtpSearch(ONLINE_6, helper=helper) as search:
