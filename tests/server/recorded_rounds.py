@@ -2,17 +2,20 @@
 
 :func:`play_rounds` plays a round at a table of every preset (the server's shoe, in a
 known order), a round whose cards a dealer enters, a round cut off by a restart and
-recovered, and a round still taking bets; :func:`stored_rounds` reads back what the
-database holds of them, as text: each round's record and each input's row, byte for
-byte.  The file
-``round_records.json`` beside this one is what the server wrote for these rounds before
-its records were typed (:mod:`croupier.server.records`); ``test_records.py`` holds
-today's server to it.  It was written by this module with that server's code::
+recovered, a round still taking bets and a dealer's round in play;
+:func:`stored_rounds` reads back what the database holds of them, as text: each
+round's record and each input's row, byte for byte; :func:`readings`, what the server
+reads of them (each player's recall, the table's history, the books' audit).  The
+file ``round_records.json`` beside this one is what the server wrote and read for
+these rounds before its records were typed (:mod:`croupier.server.records`);
+``test_records.py`` holds today's server to it.  It was written by this module with
+that server's code::
 
     python -m tests.server.recorded_rounds tests/server/round_records.json
 
 Only what every version of the server has is used here (the runtime's ``apply`` and
-``tick``, the tables of the database), never the record's own type.
+``tick``, the tables of the database, the functions that read a stored round), never
+the record's own type.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from croupier.cards import full_deck
 from croupier.errors import CroupierError
 from croupier.presets import PRESETS, find_rules
 from croupier.round import Phase
-from croupier.server import db, runtime
+from croupier.server import audit, db, history, recall, rounds_store, runtime
 from croupier.server.runtime import TableConfig, TableRuntime
 from croupier.server.schema import round_inputs, rounds
 from croupier.server.shoes import ServerShoe
@@ -139,6 +142,15 @@ def play_rounds(engine: sqlalchemy.Engine) -> None:
             _play_out(back, iter(()), now=300.0)
         # Bets made, betting still open: its record as the round's first input wrote it.
         _bet(_table(engine, ids, "rws-v4", dealt="rng", seed=7, name="betting"), "rws-v4")
+        # A dealer's round in play, its hole card entered (hidden from a recall).
+        table = _table(engine, ids, "live", dealt="dealer", seed=0, name="dealing")
+        _bet(table, "live")
+        table.tick(now=100.0)
+        cards = iter(DEALER_CARDS.split())
+        now = 100.0
+        while table.round.awaiting_card:
+            now += 1
+            table.apply("card", None, {"card": next(cards)}, now=now, by="dee")
     finally:
         setattr(runtime, _UUID, original)
 
@@ -162,17 +174,37 @@ def stored_rounds(engine: sqlalchemy.Engine) -> dict[str, dict[str, Any]]:
     return found
 
 
+def readings(engine: sqlalchemy.Engine) -> dict[str, Any]:
+    """What the server reads from the stored rounds, as JSON values: each round's recall
+    for each player and its result in the table's history, and the books' audit."""
+    found: dict[str, Any] = {}
+    with engine.connect() as conn:
+        for round_id, table_id, number in conn.execute(
+            sqlalchemy.select(rounds.c.id, rounds.c.table_id, rounds.c.number)
+        ):
+            row = rounds_store.load_round(conn, round_id)
+            result = history.dealer_result(row)
+            found[f"{table_id} {number}"] = {
+                "recall": {name: recall.recall_record(row, name, None) for name in ("ann", "bob")},
+                "history": None if result is None else result.to_json(),
+            }
+        problems = audit.audit(conn)
+    read: dict[str, Any] = json.loads(json.dumps({"rounds": found, "audit": problems}, default=str))
+    return read
+
+
 def main(path: str) -> None:
-    """Play the rounds into a new SQLite database and write what it holds to ``path``."""
+    """Play the rounds into a new SQLite database and write what it holds, and what the
+    server reads of it, to ``path``."""
     with tempfile.TemporaryDirectory() as folder:
         engine = db.connect(f"sqlite:///{folder}/rounds.db")
         db.migrate(engine)
         try:
             play_rounds(engine)
-            stored = stored_rounds(engine)
+            written = {"stored": stored_rounds(engine), "read": readings(engine)}
         finally:
             engine.dispose()
-    Path(path).write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    Path(path).write_text(json.dumps(written, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -16,13 +16,15 @@ from croupier.server import rounds_store
 from croupier.server.errors import RoundError
 from croupier.server.records import MalformedRecord, RecordedInput, RoundRecord
 from croupier.server.runtime import replay
-from tests.server.recorded_rounds import play_rounds, stored_rounds
+from tests.server.recorded_rounds import play_rounds, readings, stored_rounds
 
-#: What the server stored of the rounds of :func:`play_rounds` before its records were
-#: typed (written by ``python -m tests.server.recorded_rounds`` with that code).
-STORED: dict[str, dict[str, Any]] = json.loads(
+#: What the server stored and read of the rounds of :func:`play_rounds` before its
+#: records were typed (written by ``python -m tests.server.recorded_rounds`` with that
+#: code).
+BEFORE: dict[str, Any] = json.loads(
     (Path(__file__).parent / "round_records.json").read_text(encoding="utf-8")
 )
+STORED: dict[str, dict[str, Any]] = BEFORE["stored"]
 AT = "2026-11-27T20:00:00+00:00"
 
 
@@ -36,7 +38,7 @@ def canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def test_the_rounds_recorded_cover_every_preset_a_dealer_a_recovery_and_an_open_round() -> None:
+def test_the_rounds_recorded_cover_every_preset_a_dealer_a_recovery_and_open_rounds() -> None:
     records = [RoundRecord.from_json(whole(stored)) for stored in STORED.values()]
     assert {record.rules for record in records} == {
         "casino-to-go",
@@ -48,7 +50,9 @@ def test_the_rounds_recorded_cover_every_preset_a_dealer_a_recovery_and_an_open_
     assert any(record.dealt == "dealer" and record.shoe is None for record in records)
     assert any(entry.by == "dee" for record in records for entry in record.inputs)
     assert any(record.inputs[-1].op == "interrupt" for record in records)
-    assert any(record.closed_at is None for record in records)
+    assert sum(record.closed_at is None for record in records) == 2
+    hidden = BEFORE["read"]["rounds"]["dealing 1"]["recall"]["ann"]["recall"]["cards_dealt"]
+    assert hidden[-1] is None  # the hole card of a dealer's round in play
     assert all(record.rules_values is not None for record in records)
 
 
@@ -73,6 +77,8 @@ def test_the_server_writes_its_records_as_it_did_before_they_were_typed(
     byte for byte as the server stored them before."""
     play_rounds(engine)
     assert stored_rounds(engine) == STORED
+    # And what recall, the table's history and the audit read of them is as it was.
+    assert readings(engine) == BEFORE["read"]
 
 
 def test_a_record_written_before_the_rules_values_were_kept_reads_back_as_it_was() -> None:

@@ -38,17 +38,17 @@ def recall_record(
             shown = event.face_up or over or event.card in revealed
             dealt.append(event.card if shown else None)
     entered = record.dealer_entered
-    inputs = [
-        {"op": entry.op, "player": entry.player, "args": entry.args, "at": entry.at}
-        for entry in record.inputs
-    ]
-    if entered:
-        # The k-th card entered is the k-th dealt: one not yet shown stays hidden.
-        cards = iter(dealt)
-        for entry in inputs:
-            if entry["op"] == "card" and next(cards, "") is None:
-                entry["args"] = {"card": None}
-    mine = [entry for entry in inputs if entry["player"] == viewer]
+    # A dealer's k-th card entered is the k-th dealt: one not yet shown stays hidden.
+    cards = iter(dealt)
+    inputs: list[dict[str, Any]] = []
+    mine: list[dict[str, Any]] = []
+    for entry in record.inputs:
+        hidden = entered and entry.op == "card" and next(cards, "") is None
+        args = {"card": None} if hidden else entry.args
+        given = {"op": entry.op, "player": entry.player, "args": args, "at": entry.at}
+        inputs.append(given)
+        if entry.player == viewer:
+            mine.append(given)
     before, after = balances if balances is not None else (None, None)
     return {
         "rules": preset.name,

@@ -35,6 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from croupier.presets import rules_of_record
+from croupier.rules import Rules
 from croupier.server.errors import RoundError
 
 __all__ = ["MalformedRecord", "RecordedInput", "RoundRecord"]
@@ -209,6 +211,19 @@ class RoundRecord:
         """The record of the round ended ``at``, the shoe as it left it (``None``: a
         dealer's cards)."""
         return replace(self, closed_at=at, shoe_after=shoe_after)
+
+    def rules_under(self, current: Rules) -> Rules:
+        """The rules the round replays under: ``current`` (its preset's rules now) where
+        they are the rules it was played under, else its preset's version as kept
+        (:func:`croupier.presets.rules_of_record`, whose ``RulesError`` says when
+        none is)."""
+        recorded = {
+            "round_id": self.round_id,
+            "rules": self.rules,
+            "rules_version": self.rules_version,
+            "rules_values": self.rules_values,
+        }
+        return rules_of_record(recorded, current)
 
     @property
     def dealer_entered(self) -> bool:

@@ -34,7 +34,7 @@ from croupier.commands import Issuer, ops_for
 from croupier.errors import CroupierError
 from croupier.events import Event
 from croupier.inputs import apply_input
-from croupier.presets import find_preset, rules_of_record
+from croupier.presets import find_preset
 from croupier.round import Phase, Round
 from croupier.rules import Rules
 from croupier.server import driver, ledger, limits, rounds_store
@@ -109,15 +109,7 @@ def replay(
     """A round rebuilt from its record: its shoe as the round found it, every input
     applied in order.  Returns the round, its card source and its composition check."""
     # Under the rules it was recorded with: an earlier preset version's, as kept.
-    rules = rules_of_record(
-        {
-            "round_id": record.round_id,
-            "rules": record.rules,
-            "rules_version": record.rules_version,
-            "rules_values": record.rules_values,
-        },
-        rules,
-    )
+    rules = record.rules_under(rules)
     source: ServerShoe | DealerEntry
     check = CompositionCheck(rules.decks)
     if record.shoe is not None:
