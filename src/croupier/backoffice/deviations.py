@@ -36,11 +36,14 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from croupier.backoffice.advantage import FLAG_Z
+
+if TYPE_CHECKING:
+    from croupier.server.records import RecordedInput
 
 __all__ = [
     "DECISION_ROUNDS",
@@ -139,24 +142,24 @@ class Decision:
 
 
 def decisions_of_round(
-    game: Any, inputs: Sequence[Mapping[str, Any]], true_count: float
+    game: Any, inputs: Sequence[RecordedInput], true_count: float
 ) -> list[Decision]:
-    """Replay ``inputs`` on ``game`` (a :class:`croupier.round.Round` before its first
-    input) and note each decision at an index situation, judged at ``true_count``."""
+    """Replay ``inputs`` (a round's record's) on ``game`` (a :class:`croupier.round.Round`
+    before its first input) and note each decision at an index situation, judged at
+    ``true_count``."""
     from croupier.inputs import apply_input
 
     found: list[Decision] = []
     for entry in inputs:
-        op = entry.get("op")
-        player = entry.get("player")
-        if op in ("hit", "stand", "double", "split") and isinstance(player, str):
+        op, player = entry.op, entry.player
+        if op in ("hit", "stand", "double", "split") and player is not None:
             hand = game.current_hand
             up = game.up_card
             if hand is not None and up is not None and len(hand.cards) == 2:
-                decision = _judge(hand, up.text, str(op), player, true_count)
+                decision = _judge(hand, up.text, op, player, true_count)
                 if decision is not None:
                     found.append(decision)
-        apply_input(game, str(op), player, entry.get("args") or {})
+        apply_input(game, op, player, entry.args)
     return found
 
 

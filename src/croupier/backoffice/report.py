@@ -28,9 +28,11 @@ from croupier.backoffice.queries import Scope
 from croupier.backoffice.shuffle import ShuffleHealth, shuffle_health_of_ranks
 from croupier.backoffice.statistics import verdict
 from croupier.errors import CroupierError
-from croupier.presets import find_preset, rules_of_record
+from croupier.presets import find_preset
 from croupier.round import Round
 from croupier.rules import Rules
+from croupier.server import rounds_store
+from croupier.server.records import RecordedInput
 from croupier.server.schema import rounds, users
 from croupier.server.shoes import ServerShoe
 
@@ -520,12 +522,11 @@ def _irregularities(
         if row.input is None:
             op, who, detail = "void", None, "voided by the engine"
         else:
-            entry: dict[str, Any] = json.loads(row.input)
-            op = str(entry["op"])
-            args = entry.get("args") or {}
-            who = args.get("who") or entry.get("player")
-            if entry.get("by") is not None:
-                dealer = str(entry["by"])
+            entry = RecordedInput.from_json(json.loads(row.input), round_id=row.id)
+            op = entry.op
+            args = entry.args
+            who = args.get("who") or entry.player
+            dealer = entry.by
             detail = str(args.get("reason", ""))
             if op == "return_bets":
                 detail = f"box {args.get('box')}"
@@ -615,23 +616,22 @@ def _decisions(
     rule_sets: dict[str, Rules] = {}
     found: list[deviations.Decision] = []
     for row, texts in queries.decision_rounds(conn, scope, deviations.DECISION_ROUNDS):
-        record = json.loads(row.record)
-        shoe = record.get("shoe")
-        if not isinstance(shoe, dict):
-            continue
-        name = str(record.get("rules", ""))
         try:
-            current = rule_sets.get(name)
+            # MalformedRecord (a ValueError): not a round's record, not judged.
+            record = rounds_store.record_of(row.record, texts)
+            shoe = record.shoe
+            if shoe is None:
+                continue  # a dealer's cards: no shoe to count
+            current = rule_sets.get(record.rules)
             if current is None:
-                current = rule_sets[name] = find_preset(name).rules
-            rules = rules_of_record(record, current)
+                current = rule_sets[record.rules] = find_preset(record.rules).rules
+            rules = record.rules_under(current)
             position = int(shoe["position"])
             # The cards from the round's place on: a round never draws eighty.
             rest = shoe["order"][position : position + 80]
             source = ServerShoe.restore({**shoe, "order": rest, "position": 0, "cut": len(rest)})
             game = Round(rules, source)
-            inputs = [json.loads(text) for text in texts]
-            decisions = deviations.decisions_of_round(game, inputs, float(row.true_count))
+            decisions = deviations.decisions_of_round(game, record.inputs, float(row.true_count))
         except (CroupierError, KeyError, ValueError, TypeError):
             continue  # a round the engine cannot replay from its record: not judged
         found.extend(decision for decision in decisions if decision.player in wanted)

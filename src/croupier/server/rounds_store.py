@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -59,6 +59,7 @@ __all__ = [
     "load_round",
     "open_rounds",
     "player_rounds",
+    "record_of",
     "round_balances",
     "save_round",
 ]
@@ -117,22 +118,29 @@ def _check_length(what: str, value: str, longest: int) -> None:
         raise RoundError(f"{what} {value!r} must have 1 to {longest} characters")
 
 
+def record_of(text: str, inputs: Iterable[str]) -> RoundRecord:
+    """A stored round's record, from its row's text and its inputs' (in order).
+
+    Raises:
+        MalformedRecord: what is stored is not a round's record.
+    """
+    record = json.loads(text)
+    if isinstance(record, dict):
+        record["inputs"] = [json.loads(entry) for entry in inputs]
+    return RoundRecord.from_json(record)
+
+
 def _row(conn: sqlalchemy.Connection, row: sqlalchemy.Row[Any]) -> RoundRow:
     """The round of ``row``, its record read back with its inputs.
 
     Raises:
         MalformedRecord: what is stored is not a round's record.
     """
-    record = json.loads(row.record)
-    if isinstance(record, dict):
-        record["inputs"] = [
-            json.loads(text)
-            for text in conn.execute(
-                select(round_inputs.c.input)
-                .where(round_inputs.c.round_id == row.id)
-                .order_by(round_inputs.c.seq)
-            ).scalars()
-        ]
+    inputs = conn.execute(
+        select(round_inputs.c.input)
+        .where(round_inputs.c.round_id == row.id)
+        .order_by(round_inputs.c.seq)
+    ).scalars()
     return RoundRow(
         id=row.id,
         table_id=row.table_id,
@@ -140,7 +148,7 @@ def _row(conn: sqlalchemy.Connection, row: sqlalchemy.Row[Any]) -> RoundRow:
         rules_name=row.rules_name,
         rules_version=row.rules_version,
         status=row.status,
-        record=RoundRecord.from_json(record),
+        record=record_of(row.record, inputs),
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
