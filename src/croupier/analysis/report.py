@@ -285,6 +285,7 @@ def _par_sheet(rules: Rules, search: StatedRtpSearch | None, *, helped: bool) ->
     differs = stated_rtp is not None and abs(td.rtp - float(stated_rtp)) >= TOLERANCE
     if search is not None and stated_rtp is not None and differs:
         mark = time.perf_counter()
+        search.own(td)
         explanations = search.matching(float(stated_rtp), _step)
         if not explanations:
             nearest_sets = search.nearest_sets(float(stated_rtp), td.rtp, _step)

@@ -9,10 +9,12 @@ up card, a chart column derived (:func:`~.strategy.chart_cells`), then played
 (:class:`_Valuer`):
 
 * an up card's result is kept and read again for every rule set valued alike against
-  it.  Against the up cards under which the dealer cannot hold a blackjack (2 to 9) a
-  rule set is valued as one with the rules' own hole card and dealer blackjack rule,
-  and any surrender offered counts alike (half the bet back: no dealer blackjack to
-  take a share); ``tests/test_analysis_search.py`` holds this to the analysis itself;
+  it (:meth:`_Valuer._alike`: the analysis reads of the hole card only whether the
+  dealer peeks, and against the up cards 2 to 9, under which the dealer cannot hold a
+  blackjack, neither it nor what a dealer blackjack takes, and every surrender offered
+  gives half the bet back); the rules' own results are the report's
+  (:meth:`StatedRtpSearch.own`).  ``tests/test_analysis_search.py`` holds this to the
+  analysis itself;
 * the changes of split, double, surrender and dealer blackjack rules value many hands
   as the rules do and share the rules' valuations (:func:`~.game.sharing_valuations`:
   the report holds them for the search); the rule sets of other decks or of the other
@@ -50,7 +52,13 @@ from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from croupier.analysis.game import UpCardResult, combine, sharing_valuations, up_card_result
+from croupier.analysis.game import (
+    MainGameResult,
+    UpCardResult,
+    combine,
+    sharing_valuations,
+    up_card_result,
+)
 from croupier.analysis.helper import can_help
 from croupier.analysis.shoe import ACE, RANKS, TEN
 from croupier.analysis.strategy import chart_cells, derive_strategy
@@ -65,6 +73,9 @@ __all__ = ["RuleChange", "RuleSet", "StatedRtpSearch", "candidates", "rules_rtp"
 #: A rule change as (field, value); a set of them, in the order of the rules' fields.
 Change = tuple[str, object]
 Changes = tuple[Change, ...]
+#: A rule set against one up card (:meth:`_Valuer.piece`), and its chance and value.
+Piece = tuple[Changes, int]
+Figures = tuple[float, float]
 
 #: The split hands the search tries.
 _SPLIT_HANDS = (2, 3, 4)
@@ -150,6 +161,8 @@ class _Valuer:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self._results: dict[tuple[Rules, int], UpCardResult] = {}
+        self._alikes: dict[Changes, list[Rules]] = {}
+        self._rules: dict[Changes, Rules] = {}
         self._blocks: dict[tuple[int, bool, bool], contextvars.Context] = {}
         self._leave: list[Callable[[], object]] = []
         # Left when the valuer goes, should no one close it.
@@ -157,50 +170,104 @@ class _Valuer:
 
     def rtp(self, changes: Changes) -> float:
         """The basic-strategy RTP of the rules with ``changes``."""
-        changed = self.rules.replace(**dict(changes))
-        alike = self._without_blackjack(changes, changed)
-        valuing = _valuing(changed)
-        if valuing == _valuing(self.rules):
-            per_up = self._per_up(changed, alike)
-        else:
-            per_up = self._block(valuing, changed).run(self._per_up, changed, alike)
-        return combine(changed, per_up).rtp
+        changed = self._changed(changes)
+        return combine(changed, [self._result(changes, up) for up in range(RANKS)]).rtp
+
+    def piece(self, changes: Changes, up: int) -> Figures:
+        """The rules with ``changes`` against the up card ``up``: its chance and the
+        expected value of a round given it (all :func:`~.game.combine` reads)."""
+        result = self._result(changes, up)
+        return result.probability, result.ev
+
+    def key(self, changes: Changes, up: int) -> tuple[Rules, int]:
+        """What a :meth:`piece` is kept under: the same for rule sets valued alike."""
+        return self._alike(changes)[up], up
+
+    def known(self, changes: Changes, up: int) -> bool:
+        """Whether :meth:`piece` reads a result already made."""
+        return self.key(changes, up) in self._results
+
+    def keep(self, changes: Changes, up: int, piece: Figures) -> None:
+        """Keep a :meth:`piece` made by another process."""
+        probability, ev = piece
+        self._results.setdefault(
+            (self._alike(changes)[up], up), UpCardResult(up, probability, ev, ())
+        )
+
+    def own(self, per_up: tuple[UpCardResult, ...]) -> None:
+        """Keep the rules' own basic-strategy results by up card (the report's), to be
+        read for the rule sets valued alike."""
+        for up, (valued, result) in enumerate(zip(self._alike(()), per_up, strict=True)):
+            self._results.setdefault((valued, up), result)
 
     def close(self) -> None:
         """Leave the sharing blocks (their valuations are let go)."""
         _leave_blocks(self._leave)
         self._blocks.clear()
 
-    def _per_up(self, changed: Rules, alike: Rules) -> list[UpCardResult]:
-        results = []
-        for up in range(RANKS):
-            valued = changed if up in (ACE, TEN) else alike
-            found = self._results.get((valued, up))
-            if found is None:
-                found = up_card_result(valued, up, chart_cells(valued, up), outcomes=False)
-                self._results[(valued, up)] = found
-            results.append(found)
-        return results
+    def _changed(self, changes: Changes) -> Rules:
+        found = self._rules.get(changes)
+        if found is None:
+            found = self._rules[changes] = self.rules.replace(**dict(changes))
+        return found
 
-    def _without_blackjack(self, changes: Changes, changed: Rules) -> Rules:
-        """A rule set valued as ``changed`` against the up cards under which the dealer
-        cannot hold a blackjack: the rules' own hole card and dealer blackjack rule, and
-        one surrender for all that offer one (where the rules allow such a set; else
-        ``changed`` itself)."""
+    def _result(self, changes: Changes, up: int) -> UpCardResult:
+        valued = self._alike(changes)[up]
+        found = self._results.get((valued, up))
+        if found is None:
+            valuing = _valuing(valued)
+            if valuing == _valuing(self.rules):
+                found = _up_card(valued, up)
+            else:
+                found = self._block(valuing, valued).run(_up_card, valued, up)
+            self._results[(valued, up)] = found
+        return found
+
+    def _alike(self, changes: Changes) -> list[Rules]:
+        """For each up card, a rule set valued against it as ``changed`` is, the same
+        for every rule set valued alike (where the rules allow it; else ``changed``).
+
+        Against every up card, the analysis reads of the hole card only whether the
+        dealer peeks; with a peek, nothing of what a dealer blackjack takes after the
+        players acted; with two split hands at most, nothing of resplitting aces.
+        Against the up cards under which the dealer cannot hold a blackjack (2 to 9),
+        nothing of the hole card or the dealer blackjack rule, and every surrender
+        offered gives half the bet back.
+        """
+        found = self._alikes.get(changes)
+        if found is not None:
+            return found
+        rules = self.rules
+        changed = self._changed(changes)
+        fields = dict(changes)
+        if changed.hole_card is HoleCard.NONE:
+            fields["hole_card"] = HoleCard.NO_PEEK
+        if changed.hole_card is HoleCard.PEEK:
+            fields["dealer_blackjack_takes"] = rules.dealer_blackjack_takes
+        if changed.max_split_hands <= 2:
+            fields["resplit_aces"] = rules.resplit_aces
+        with_blackjack = _replaced(rules, fields) or changed
         kept = {
             field: value
-            for field, value in changes
+            for field, value in fields.items()
             if field not in ("hole_card", "dealer_blackjack_takes", "surrender")
         }
         if changed.surrender is Surrender.NONE:
             surrenders = [Surrender.NONE]
         else:
-            offered = [self.rules.surrender, *Surrender]
+            offered = [rules.surrender, *Surrender]
             surrenders = [surrender for surrender in offered if surrender is not Surrender.NONE]
-        for surrender in surrenders:
-            with contextlib.suppress(RulesError):
-                return self.rules.replace(**kept, surrender=surrender)
-        return changed
+        without_blackjack = next(
+            (
+                valid
+                for surrender in surrenders
+                if (valid := _replaced(rules, {**kept, "surrender": surrender})) is not None
+            ),
+            changed,
+        )
+        found = [with_blackjack if up in (ACE, TEN) else without_blackjack for up in range(RANKS)]
+        self._alikes[changes] = found
+        return found
 
     def _block(self, valuing: tuple[int, bool, bool], changed: Rules) -> contextvars.Context:
         """The context whose sharing block serves the rule sets valued as ``changed``."""
@@ -212,6 +279,19 @@ class _Valuer:
             self._leave.append(lambda: context.run(block.__exit__, None, None, None))
             self._blocks[valuing] = context
         return context
+
+
+def _up_card(rules: Rules, up: int) -> UpCardResult:
+    """The basic-strategy result of ``rules`` against one up card, as the report's."""
+    return up_card_result(rules, up, chart_cells(rules, up), outcomes=False)
+
+
+def _replaced(rules: Rules, fields: dict[str, object]) -> Rules | None:
+    """``rules`` with ``fields`` changed, or None where the rules refuse that."""
+    try:
+        return rules.replace(**fields)
+    except RulesError:
+        return None
 
 
 def _leave_blocks(leave: list[Callable[[], object]]) -> None:
@@ -228,15 +308,16 @@ def _valuing(rules: Rules) -> tuple[int, bool, bool]:
 class _Worker:
     """A forked process valuing rule sets for the search beside this one.
 
-    First the single changes: they wait in one queue, of which the worker takes places
-    from the front (no more than the first ``front``) and this process from the back
-    (:meth:`take_back`) until the two meet, as :class:`~.helper.Helper` does.  Then, on
-    request (:meth:`value`), the sets of changes given it.  Each figure is sent back as
-    it is made; a place the worker took but never sent (it died) is the caller's to
-    compute.
+    First the single changes, each place of one queue a few pieces of them
+    (:meth:`_Valuer.piece`, a rule set against one up card) valued together: the worker
+    takes places from the front (no more than the first ``front``) and this process
+    from the back (:meth:`take_back`) until the two meet, as :class:`~.helper.Helper`
+    does.  Then, on request (:meth:`value`), the pieces of sets of changes given it.
+    The figures are sent back as they are made; a place the worker took but never sent
+    (it died) is the caller's to compute.
     """
 
-    def __init__(self, valuer: _Valuer, queue: list[Changes], *, front: int) -> None:
+    def __init__(self, valuer: _Valuer, queue: list[list[Piece]], *, front: int) -> None:
         context = multiprocessing.get_context("fork")
         self._front = front
         self._size = len(queue)
@@ -260,20 +341,20 @@ class _Worker:
             self._ends[1] = last - 1
             return last - 1
 
-    def started(self) -> int:
-        """How many places of the queue the two processes have taken."""
+    def taken(self) -> tuple[int, int]:
+        """The places of the queue taken: those before the first, and from the second on."""
         with self._lock:
-            return int(self._ends[0]) + self._size - int(self._ends[1])
+            return int(self._ends[0]), int(self._ends[1])
 
-    def value(self, sets: list[Changes]) -> None:
-        """Have the worker value ``sets`` (:meth:`results` gives their figures)."""
+    def value(self, pieces: list[Piece]) -> None:
+        """Have the worker value ``pieces`` (:meth:`results` gives their figures)."""
         with contextlib.suppress(OSError):
-            self._connection.send(sets)
+            self._connection.send(pieces)
 
-    def results(self) -> list[tuple[int, float]]:
-        """The (place, RTP) the worker made of its present work, once it is done (fewer
-        if it died)."""
-        received: list[tuple[int, float]] = []
+    def results(self) -> list[tuple[int, list[Figures]]]:
+        """The (place, figures) the worker made of its present work, once it is done
+        (fewer if it died)."""
+        received: list[tuple[int, list[Figures]]] = []
         while True:
             try:
                 message = self._connection.recv()
@@ -298,7 +379,7 @@ class _Worker:
             self._ends[0] = first + 1
             return first
 
-    def _work(self, connection: Connection, valuer: _Valuer, queue: list[Changes]) -> None:
+    def _work(self, connection: Connection, valuer: _Valuer, queue: list[list[Piece]]) -> None:
         """The worker's work, in the forked process."""
         self._connection.close()
         # The parent's standard streams are not the worker's to write or flush.
@@ -306,29 +387,32 @@ class _Worker:
         sys.stdout = sys.stderr = devnull
         # A parent that died is not waited for beyond the piece under way.
         while os.getppid() == self._parent and (place := self._take_front()) is not None:
-            connection.send((place, valuer.rtp(queue[place])))
+            connection.send((place, [valuer.piece(*piece) for piece in queue[place]]))
         connection.send(None)
         while True:
             try:
-                sets: list[Changes] = connection.recv()
+                pieces: list[Piece] = connection.recv()
             except (EOFError, OSError):
                 return
-            for place, changes in enumerate(sets):
-                connection.send((place, valuer.rtp(changes)))
+            for place, piece in enumerate(pieces):
+                connection.send((place, [valuer.piece(*piece)]))
             connection.send(None)
 
 
 class StatedRtpSearch:
     """The search for one rule set, made before the rules' own analysis.
 
-    The single changes wait in one queue: those that share little with the rules'
-    analysis (:func:`_apart`) at its front, the others at its back.  With ``helper``
-    true and a second core free, a forked worker process starts at once on the front,
-    while this one works on the rules' own analysis; :meth:`matching` then takes
-    changes from the back until the two meet.  The worker takes none of the shared
-    changes (it would value them from nothing); :meth:`nearest_sets` gives it the sets
-    of changes that share its work (other decks, say).  Use it as a context manager:
-    leaving it stops a worker still running and lets the shared work go.
+    The single changes wait in one queue: those that share nothing with the rules'
+    analysis (other decks, the other soft 17) at its front, then the changes to more
+    split hands (one piece of work: the most hands first, whose dealer distributions
+    serve the fewer's), the others at its back.  With ``helper`` true and a second core
+    free, a forked worker process starts at once on the front, while this one works on
+    the rules' own analysis; :meth:`matching` then takes changes from the back (the
+    split hands share the rules' valuations here) until the two meet.  The worker takes
+    none of the shared changes (it would value them from nothing); :meth:`nearest_sets`
+    gives it the sets of changes that share its work (other decks, say).  Use it as a
+    context manager: leaving it stops a worker still running and lets the shared work
+    go.
     """
 
     def __init__(self, rules: Rules, *, helper: bool = True) -> None:
@@ -339,22 +423,37 @@ class StatedRtpSearch:
             range(len(self.changes)), key=lambda index: _split_hands_first(self.changes[index])
         )
         apart = [index for index in ordered if _apart(rules, self.changes[index])]
-        shared = [index for index in ordered if not _apart(rules, self.changes[index])]
-        # The worker takes the longest first (the most split hands); the back is taken
-        # last first: the shared changes in their order, then what the worker has not
-        # reached.
-        self._queue = apart + shared[::-1]
+        more_hands = [index for index in ordered if _more_hands(rules, self.changes[index])]
+        shared = [
+            index
+            for index in ordered
+            if not _apart(rules, self.changes[index])
+            and not _more_hands(rules, self.changes[index])
+        ]
+        # Up card by up card (the pieces of work even out between the two processes),
+        # the split hands' changes together; the shared changes whole.  The back is
+        # taken last first: the shared changes in their order, then the split hands,
+        # then what the worker has not reached.
+        front: list[list[Piece]] = [
+            [((self.changes[index],), up)] for index in apart for up in range(RANKS)
+        ]
+        if more_hands:
+            front += [[((self.changes[index],), up) for index in more_hands] for up in range(RANKS)]
+        back: list[list[Piece]] = [
+            [((self.changes[index],), up) for up in range(RANKS)] for index in shared
+        ]
+        self._queue = front + back[::-1]
         # Alone, this process takes them in that order.
         self._alone = ordered
         #: Every single change's basic-strategy RTP, once :meth:`matching` has run.
         self.single_rtps: dict[Change, float] = {}
         self._valuer = _Valuer(rules)
-        # The single changes the worker valued: the sets that share their work go to it.
-        self._theirs: set[Change] = set()
+        # The single changes the worker valued, and against which up card: the pieces
+        # of sets of changes that share their work go to it.
+        self._theirs: set[tuple[Change, int]] = set()
         self._helper: _Worker | None = None
         if helper and apart and can_help():
-            queue: list[Changes] = [(self.changes[index],) for index in self._queue]
-            self._helper = _Worker(self._valuer, queue, front=len(apart))
+            self._helper = _Worker(self._valuer, self._queue, front=len(front))
 
     def __enter__(self) -> StatedRtpSearch:
         return self
@@ -375,6 +474,11 @@ class StatedRtpSearch:
             self._helper = None
         self._valuer.close()
 
+    def own(self, result: MainGameResult) -> None:
+        """Read the rules' own basic-strategy result (the report's, up card by up card)
+        for the rule sets valued alike, rather than value them again."""
+        self._valuer.own(result.per_up)
+
     def matching(
         self, stated: float, step: Callable[[str], None] | None = None
     ) -> tuple[RuleChange, ...]:
@@ -385,31 +489,32 @@ class StatedRtpSearch:
         counting those the worker started too, then what is left to the worker.
         """
         count = len(self.changes)
-        rtps: dict[int, float] = {}
+        valuer = self._valuer
         helper = self._helper
-        while True:
-            if helper is None:
-                index = self._alone[len(rtps)] if len(rtps) < count else None
-            else:
-                place = helper.take_back()
-                index = None if place is None else self._queue[place]
-            if index is None:
-                break
-            if step is not None:
-                started = len(rtps) + 1 if helper is None else helper.started()
-                step(f"the stated RTP: rule change {started} of {count}")
-            rtps[index] = self._valuer.rtp((self.changes[index],))
         if helper is not None:
+            announced = 0
+            while (place := helper.take_back()) is not None:
+                if step is not None:
+                    first, last = helper.taken()
+                    taken = [*self._queue[:first], *self._queue[last:]]
+                    started = len({changes for pieces in taken for changes, _ in pieces})
+                    if started > announced:
+                        announced = started
+                        step(f"the stated RTP: rule change {started} of {count}")
+                for piece in self._queue[place]:
+                    valuer.piece(*piece)
             if step is not None:
                 step("the stated RTP: the rule changes left to the second process")
-            for place, rtp in helper.results():
-                index = self._queue[place]
-                rtps[index] = rtp
-                self._theirs.add(self.changes[index])
-        for index in self._alone:
-            if index not in rtps:
-                # Taken by a worker that died before it sent the figure: valued here.
-                rtps[index] = self._valuer.rtp((self.changes[index],))
+            for place, figures in helper.results():
+                for (changes, up), made in zip(self._queue[place], figures, strict=True):
+                    valuer.keep(changes, up, made)
+                    self._theirs.add((changes[0], up))
+        rtps: dict[int, float] = {}
+        for number, index in enumerate(self._alone, 1):
+            if step is not None and helper is None:
+                step(f"the stated RTP: rule change {number} of {count}")
+            # (With a worker, only what one that died never sent is valued here.)
+            rtps[index] = valuer.rtp((self.changes[index],))
         # In one order however the work was shared: the sets' estimates are made in it.
         self.single_rtps = {self.changes[index]: rtps[index] for index in self._alone}
         return tuple(
@@ -477,34 +582,43 @@ class StatedRtpSearch:
     def _value_sets(
         self, chosen: list[Changes], exact: dict[Changes, float], step: Callable[[str], None] | None
     ) -> None:
-        """Value the ``chosen`` sets not yet in ``exact``: those that share the worker's
-        work (a change it valued) in the worker, the others here."""
+        """Value the ``chosen`` sets not yet in ``exact``, up card by up card: the pieces
+        that share the worker's work (a change it valued against that up card) in the
+        worker, the others here."""
+        valuer = self._valuer
+        helper = self._helper
         pending = [
             (number, changes) for number, changes in enumerate(chosen, 1) if changes not in exact
         ]
-        helper = self._helper
-        theirs = [
-            (number, changes)
-            for number, changes in pending
-            if helper is not None and any(change in self._theirs for change in changes)
-        ]
-        if helper is not None and theirs:
-            helper.value([changes for _, changes in theirs])
+        theirs: list[Piece] = []
+        mine: list[tuple[int, Piece]] = []
+        seen: set[tuple[Rules, int]] = set()
         for number, changes in pending:
-            if (number, changes) in theirs:
-                continue
-            if step is not None:
+            for up in range(RANKS):
+                key = valuer.key(changes, up)
+                if key in seen or valuer.known(changes, up):
+                    continue
+                seen.add(key)
+                if helper is not None and any((change, up) in self._theirs for change in changes):
+                    theirs.append((changes, up))
+                else:
+                    mine.append((number, (changes, up)))
+        if helper is not None and theirs:
+            helper.value(theirs)
+        announced = 0
+        for number, piece in mine:
+            if step is not None and number > announced:
+                announced = number
                 step(f"the stated RTP: set of rule changes {number} of {len(chosen)}")
-            exact[changes] = self._valuer.rtp(changes)
+            valuer.piece(*piece)
         if helper is not None and theirs:
             if step is not None:
                 step("the stated RTP: the sets of rule changes left to the second process")
-            for place, value in helper.results():
-                exact[theirs[place][1]] = value
-        for _, changes in theirs:
-            if changes not in exact:
-                # Given a worker that died before it sent the figure: valued here.
-                exact[changes] = self._valuer.rtp(changes)
+            for place, figures in helper.results():
+                valuer.keep(*theirs[place], figures[0])
+        for _, changes in pending:
+            # (Any piece a worker that died never sent is valued here.)
+            exact[changes] = valuer.rtp(changes)
 
 
 @dataclass(frozen=True)
@@ -591,11 +705,15 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 
 def _apart(rules: Rules, change: Change) -> bool:
     """Whether a change shares no dealer distributions or valuations with ``rules``
-    (other decks, the other soft 17), or needs many new ones (more split hands: those
-    of the most hands serve the fewer's, so they go together)."""
+    (other decks, the other soft 17)."""
+    return change[0] in ("decks", "dealer_hits_soft_17")
+
+
+def _more_hands(rules: Rules, change: Change) -> bool:
+    """Whether a change splits to more hands than ``rules`` (it needs many new dealer
+    distributions and valuations; those of the most hands serve the fewer's, so they go
+    together)."""
     name, value = change
-    if name in ("decks", "dealer_hits_soft_17"):
-        return True
     return name == "max_split_hands" and isinstance(value, int) and value > rules.max_split_hands
 
 
