@@ -224,8 +224,9 @@ class _Valuer:
         return found
 
     def _alike(self, changes: Changes) -> list[Rules]:
-        """For each up card, a rule set valued against it as ``changed`` is, the same
-        for every rule set valued alike (where the rules allow it; else ``changed``).
+        """For each up card, a rule set valued against it as the rules with ``changes``
+        are, the same for every rule set valued alike (where the rules allow such a set;
+        else the rules with ``changes`` themselves).
 
         Against every up card, the analysis reads of the hole card only whether the
         dealer peeks; with a peek, nothing of what a dealer blackjack takes after the
@@ -402,17 +403,17 @@ class _Worker:
 class StatedRtpSearch:
     """The search for one rule set, made before the rules' own analysis.
 
-    The single changes wait in one queue: those that share nothing with the rules'
-    analysis (other decks, the other soft 17) at its front, then the changes to more
-    split hands (one piece of work: the most hands first, whose dealer distributions
-    serve the fewer's), the others at its back.  With ``helper`` true and a second core
-    free, a forked worker process starts at once on the front, while this one works on
-    the rules' own analysis; :meth:`matching` then takes changes from the back (the
-    split hands share the rules' valuations here) until the two meet.  The worker takes
-    none of the shared changes (it would value them from nothing); :meth:`nearest_sets`
-    gives it the sets of changes that share its work (other decks, say).  Use it as a
-    context manager: leaving it stops a worker still running and lets the shared work
-    go.
+    The single changes wait in one queue, up card by up card: those that share nothing
+    with the rules' analysis (other decks, the other soft 17) at its front, then the
+    changes to more split hands (against each up card together, the most hands first:
+    their dealer distributions serve the fewer's), the others, whole, at its back.  With
+    ``helper`` true and a second core free, a forked worker process starts at once on
+    the front, while this one works on the rules' own analysis; :meth:`matching` then
+    takes changes from the back (the split hands share the rules' valuations here)
+    until the two meet.  The worker takes none of the shared changes (it would value
+    them from nothing); :meth:`nearest_sets` gives it the pieces of the sets of changes
+    that share its work (other decks, say).  Use it as a context manager: leaving it
+    stops a worker still running and lets the shared work go.
     """
 
     def __init__(self, rules: Rules, *, helper: bool = True) -> None:
@@ -443,7 +444,8 @@ class StatedRtpSearch:
             [((self.changes[index],), up) for up in range(RANKS)] for index in shared
         ]
         self._queue = front + back[::-1]
-        # Alone, this process takes them in that order.
+        # Alone, this process takes the changes in order, the most split hands first
+        # (and the single changes' figures are kept in that order, whoever made them).
         self._alone = ordered
         #: Every single change's basic-strategy RTP, once :meth:`matching` has run.
         self.single_rtps: dict[Change, float] = {}
