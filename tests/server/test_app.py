@@ -10,11 +10,13 @@ import re
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
@@ -29,6 +31,7 @@ from croupier.server.metrics import LOGGERS, log_json_lines
 from croupier.server.ownership import TableOwned
 from croupier.server.protocol import read_server_message
 from croupier.server.runtime import TableConfig
+from croupier.server.schema import sessions, users
 from croupier.server.shoes import ServerShoe
 from tests.server.tables import PASSWORD
 
@@ -439,6 +442,82 @@ def test_a_socket_opened_before_logout_can_do_nothing_after_it(db_url: str, cloc
             socket.send_json({"type": "action", "op": "bet", "args": {"box": 1, "amount": "25"}})
             assert receive_until(socket, "error")["code"] == "unauthenticated"
         assert client.get("/api/tables/rws").json()["bets"] == []
+
+
+def _command(socket: WebSocketTestSession) -> None:
+    """A command held to the session, then a ping: once the pong is back (a socket's
+    messages are handled in order), the command's session check is done."""
+    socket.send_json({"type": "take_box", "box": 1})
+    socket.send_json({"type": "ping"})
+    receive_until(socket, "pong")
+
+
+def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
+    db_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past SESSION_RENEW_SECONDS a command is taken on the trust it has, and the session
+    is confirmed again (marked as used) behind it, in one transaction with every other
+    one due: a socket in play never waits for the database's word."""
+    monkeypatch.setattr(hub_module, "SESSIONS_RENEWED_EVERY", 0.05)
+    with server(db_url, clock) as client:
+        hub: hub_module.Hub = client.app.state.hub  # type: ignore[attr-defined]
+        asked: list[str] = []
+        batches: list[set[str]] = []
+        confirm, confirm_all = hub.confirm_session, hub.confirm_sessions
+
+        def one(token: str, now: float) -> int:
+            asked.append(token)
+            return confirm(token, now)
+
+        def many(tokens: set[str], now: float) -> set[str]:
+            batches.append(set(tokens))
+            return confirm_all(tokens, now)
+
+        monkeypatch.setattr(hub, "confirm_session", one)
+        monkeypatch.setattr(hub, "confirm_sessions", many)
+        token = sign_up(client, "ann")
+        socket = next(seated := seat(client, "rws", token))
+        _command(socket)
+        assert asked == [token] and batches == []  # the first command asks
+        first = clock.now
+        clock.now = first + hub_module.SESSION_RENEW_SECONDS + 1
+        _command(socket)  # taken on the trust it has, and confirmed again behind it
+        wait_for(lambda: batches == [{token}])
+        assert asked == [token]
+        renewed = clock.now
+        wait_for(lambda: hub._sessions.get(token) == renewed)
+        with hub.engine.connect() as conn:
+            seen = conn.execute(
+                sa.select(sessions.c.last_seen).where(
+                    sessions.c.token_hash == accounts.hash_token(token)
+                )
+            ).scalar_one()
+        assert seen.replace(tzinfo=UTC).timestamp() == renewed  # marked as used then
+        # Past the first word's trust, on the renewal's word: still no wait.
+        clock.now = first + hub_module.SESSION_RECHECK_SECONDS + 2
+        _command(socket)
+        assert asked == [token]
+        seated.close()
+
+
+def test_a_session_ended_while_it_is_confirmed_again_stays_ended(db_url: str, clock: Clock) -> None:
+    """A logout while the background confirmation is under way is not undone by its
+    answer, and a session the database no longer holds (an account disabled from the
+    command line) loses its trust at once: its next command is refused."""
+    with server(db_url, clock) as client:
+        hub: hub_module.Hub = client.app.state.hub  # type: ignore[attr-defined]
+        ann, bob = sign_up(client, "ann"), sign_up(client, "bob")
+        now = clock.now
+        hub._sessions.update({ann: now, bob: now})
+        hub.forget_session(ann)  # a logout, after the confirmation read ann's session
+        with hub.engine.begin() as conn:
+            conn.execute(
+                sa.update(users)
+                .where(users.c.name == "bob")
+                .values(disabled_at=datetime.fromtimestamp(now, UTC))
+            )
+        asyncio.run(hub._renew_now({ann, bob}))
+        assert ann not in hub._sessions and bob not in hub._sessions
 
 
 def test_binary_frames_and_deeply_nested_json_get_typed_errors(db_url: str, clock: Clock) -> None:

@@ -82,6 +82,36 @@ def test_a_change_goes_to_every_watcher_as_the_same_bytes_framed_once(
         assert len(framed) == len(set(framed)) == 4
 
 
+def test_what_a_socket_is_sent_in_one_pass_goes_out_in_one_write(
+    site: tuple[str, Hub], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bet is answered with its acknowledgement and the player's balance in the same
+    pass of the event loop: one write (one system call) to his socket, in order."""
+    address, hub = site
+    writes: list[tuple[Wire, bytes]] = []
+    write = Wire.write
+
+    def counted(wire: Wire, frame: bytes) -> bool:
+        writes.append((wire, frame))
+        return write(wire, frame)
+
+    monkeypatch.setattr(Wire, "write", counted)
+    token = sign_in(f"http://{address}", "ann")
+    with connect(f"ws://{address}/ws/tables/rws") as player:
+        receive(player, "welcome")
+        player.send(json.dumps({"type": "auth", "token": token}))
+        receive(player, "balance")
+        (connection,) = hub.connections["rws"]
+        writes.clear()
+        bet = {"type": "action", "op": "bet", "args": {"box": 1, "amount": "25"}, "key": "b"}
+        player.send(json.dumps(bet))
+        assert receive(player, "ack")["key"] == "b"
+        assert receive(player, "balance")["balance"] == "975.00"
+        mine = [frame for wire, frame in writes if wire is connection.wire]
+        ack, balance = mine[0].index(b'"type":"ack"'), mine[0].find(b'"type":"balance"')
+        assert 0 <= ack < balance  # both in the first write, the ack first
+
+
 def test_with_permessage_deflate_the_messages_go_through_asgi(tmp_path: Path) -> None:
     """A socket that compresses its messages is not written around its protocol: it
     gets a writer of its own, and its messages as usual."""

@@ -25,6 +25,7 @@ import hashlib
 import re
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -478,6 +479,29 @@ def confirm(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> int:
         return authenticate(conn, token, now=now).id
     play_sessions.touch(conn, user_id, now)  # the player is here: his session of play goes on
     return int(user_id)
+
+
+def confirm_alive(conn: sqlalchemy.Connection, tokens: Iterable[str], *, now: datetime) -> set[str]:
+    """Of ``tokens``, the sessions still alive, each marked as used now and its
+    player's session of play going on, as :func:`confirm` does one by one; the others
+    are left as they are (:func:`authenticate` says why when one is next used).
+
+    One transaction for every socket whose session is due to be confirmed again (the
+    table server's, in the background), not one each.
+    """
+    _aware(now)
+    alive: set[str] = set()
+    players: set[int] = set()
+    for token in tokens:
+        user_id = conn.execute(
+            _CONFIRM, {"token": hash_token(token), "alive_since": now - IDLE, "now": now}
+        ).scalar_one_or_none()
+        if user_id is not None:
+            alive.add(token)
+            players.add(int(user_id))
+    for player in sorted(players):
+        play_sessions.touch(conn, player, now)
+    return alive
 
 
 def logout(conn: sqlalchemy.Connection, token: str) -> None:

@@ -45,7 +45,7 @@ from croupier.server.schema import users
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
 from croupier.server.views import personal_view, public_events, public_view
-from croupier.server.wire import BUFFER_BYTES, Wire, encode, text_frame
+from croupier.server.wire import BUFFER_BYTES, Outgoing, Wire, encode, text_frame
 from croupier.server.words import in_words
 
 if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a cluster
@@ -55,7 +55,9 @@ __all__ = [
     "DRAIN_SECONDS",
     "OUTBOX_MESSAGES",
     "SEND_SECONDS",
+    "SESSIONS_RENEWED_EVERY",
     "SESSION_RECHECK_SECONDS",
+    "SESSION_RENEW_SECONDS",
     "Connection",
     "Hub",
     "Refused",
@@ -71,6 +73,13 @@ _log = logging.getLogger("croupier.server")
 #: command line, or a logout through a server outside the cluster, is noticed within this
 #: time.
 SESSION_RECHECK_SECONDS = 10.0
+#: Seconds after its confirmation from which a session in use is confirmed again in
+#: the background, with every other one due, before its trust runs out: a socket in
+#: play never waits for the database, and the sessions of a whole room cost one
+#: transaction every :data:`SESSIONS_RENEWED_EVERY` seconds, not one each.
+SESSION_RENEW_SECONDS = 5.0
+#: Seconds between two background confirmations of the sessions due.
+SESSIONS_RENEWED_EVERY = 1.0
 
 #: Seconds a stopping process waits for its rounds in play to end (:meth:`Hub.drain`).
 DRAIN_SECONDS = 30.0
@@ -124,6 +133,9 @@ class Connection:
     last_result: str = "ok"
     #: The socket's transport written directly (``None``: through ASGI, by :attr:`writer`).
     wire: Wire | None = None
+    #: Where the wire's frames wait for the end of the event loop's pass, to go out in
+    #: one write with the others sent it meanwhile (``None``: written at once).
+    outgoing: Outgoing | None = None
     #: Since when (the loop's clock) the wire's buffer has held bytes none of which went
     #: out, and how many had gone out then (:meth:`check`).
     _stuck_since: float | None = None
@@ -145,7 +157,10 @@ class Connection:
                 self.drop(f"over {BUFFER_BYTES} bytes waiting: the client is not reading")
                 self.cut_off()
                 return
-            wire.write(frames)
+            if self.outgoing is not None:
+                self.outgoing.add(wire, frames)
+            else:
+                wire.write(frames)
             return
         for text in texts:
             try:
@@ -154,6 +169,12 @@ class Connection:
                 self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
                 self.cut_off()
                 return
+
+    def flush(self) -> None:
+        """Write at once what waits for this socket (before a message sent through
+        ASGI, or a close, which must follow it)."""
+        if self.wire is not None and self.outgoing is not None:
+            self.outgoing.flush(self.wire)
 
     def check(self, now: float) -> None:
         """Drop a client with a wire none of whose waiting bytes went out for
@@ -184,6 +205,8 @@ class Connection:
     def cut_off(self) -> None:
         """Abort the network connection of a client that stopped reading: no close
         frame waits behind bytes it will never read."""
+        if self.wire is not None and self.outgoing is not None:
+            self.outgoing.discard(self.wire)
         if self.transport is not None:
             self.transport.abort()
 
@@ -277,6 +300,9 @@ class Hub:
         self._limiters: dict[int, RateLimiter] = {}
         #: Session token -> when the database last confirmed it (the settings' clock).
         self._sessions: dict[str, float] = {}
+        #: Sessions in use to be confirmed again in the background, and when that runs.
+        self._renewing: set[str] = set()
+        self._renewal: asyncio.TimerHandle | None = None
         self.configs: dict[str, TableConfig] = {config.id: config for config in settings.tables}
         #: The tables this process runs, and their actors.
         self.runtimes: dict[str, TableRuntime] = {}
@@ -292,6 +318,9 @@ class Hub:
         self._posted: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        #: The table sockets' frames, written once a socket at the end of each pass of
+        #: the event loop.
+        self.outgoing = Outgoing()
         #: What tables' bets did, held for their next announcement (:meth:`_hold`).
         self._held: dict[str, list[Outcome]] = {}
         #: When each table's held bets were last announced (the loop's clock).
@@ -502,6 +531,10 @@ class Hub:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
+        if self._renewal is not None:  # each is asked again when its trust runs out
+            self._renewal.cancel()
+            self._renewal = None
+            self._renewing.clear()
         if self.claims is not None:
             await self.claims.stop()
         await self._stop_all()
@@ -840,10 +873,14 @@ class Hub:
         """Hold a command to a live session (:class:`SessionExpired` if it is not).
 
         The database is asked (and the session marked as used) at most once every
-        :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.
+        :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.  A session in use
+        is confirmed again before then, in the background and together with the others
+        due (:meth:`_renew`): only a socket idle for that long waits for the database.
         """
         confirmed = self._sessions.get(token)
         if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
+            if now - confirmed >= SESSION_RENEW_SECONDS:
+                self._renew(token)
             return
         try:
             await asyncio.to_thread(self.confirm_session, token, now)
@@ -857,6 +894,40 @@ class Hub:
                 if 0 <= now - at < SESSION_RECHECK_SECONDS
             }
         self._sessions[token] = now
+
+    def _renew(self, token: str) -> None:
+        """Have ``token`` confirmed again within :data:`SESSIONS_RENEWED_EVERY` seconds,
+        with every other session due, in one transaction of a worker thread."""
+        self._renewing.add(token)
+        if self._renewal is None:
+            loop = asyncio.get_running_loop()
+            self._renewal = loop.call_later(SESSIONS_RENEWED_EVERY, self._start_renewal)
+
+    def _start_renewal(self) -> None:
+        self._renewal = None
+        tokens, self._renewing = self._renewing, set()
+        self.keep(asyncio.get_running_loop().create_task(self._renew_now(tokens)))
+
+    async def _renew_now(self, tokens: set[str]) -> None:
+        now = self.now()
+        try:
+            alive = await asyncio.to_thread(self.confirm_sessions, tokens, now)
+        except Exception as problem:  # each is asked again when its trust runs out
+            _log.warning("%d sessions were not confirmed again: %s", len(tokens), problem)
+            return
+        for token in tokens:
+            confirmed = self._sessions.get(token)
+            if confirmed is None:  # ended meanwhile (a logout): it stays ended
+                continue
+            if token in alive:
+                self._sessions[token] = max(confirmed, now)
+            else:  # its next command asks the database, which says why it ended
+                del self._sessions[token]
+
+    def confirm_sessions(self, tokens: set[str], now: float) -> set[str]:
+        """Of ``tokens``, the live sessions, marked as used (blocking: a worker thread)."""
+        with self.engine.begin() as conn:
+            return accounts.confirm_alive(conn, tokens, now=_utc(now))
 
     def forget_session(self, token: str) -> None:
         """A session ended (a logout): no command is taken on it from now on, here or,

@@ -22,13 +22,14 @@ b'\\x81\\x10{"type": "pong"}'
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import orjson
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
-__all__ = ["BUFFER_BYTES", "Wire", "encode", "text_frame", "wire_of"]
+__all__ = ["BUFFER_BYTES", "Outgoing", "Wire", "encode", "text_frame", "wire_of"]
 
 #: Bytes that may wait in one socket's buffer; a client that lets more pile up is
 #: dropped (a table's state is a few kilobytes: hundreds of messages).
@@ -86,6 +87,65 @@ class Wire:
         self.transport.write(frame)
         self.written += len(frame)
         return True
+
+
+class Outgoing:
+    """Frames for many sockets, gathered over one pass of the event loop and written at
+    its end: one write (one system call) a socket for all it was sent meanwhile.
+
+    A player's command is answered with an acknowledgement, then the events and the
+    table's state, then his balance, all in one pass; written as they come, that was
+    three system calls on his socket, each about as dear as the rest of its message.
+
+    >>> class Transport:
+    ...     def __init__(self) -> None: self.writes: list[bytes] = []
+    ...     def write(self, data: bytes) -> None: self.writes.append(data)
+    >>> class Open:  # a protocol whose connection is open
+    ...     handshake_complete, close_sent, disconnected = True, False, False
+    ...     class conn: state = State.OPEN
+    >>> async def demo() -> list[bytes]:
+    ...     wire, outgoing = Wire(Open(), Transport()), Outgoing()
+    ...     outgoing.add(wire, b"ack;")
+    ...     outgoing.add(wire, b"events;")
+    ...     await asyncio.sleep(0)  # the end of the pass
+    ...     return wire.transport.writes
+    >>> asyncio.run(demo())
+    [b'ack;events;']
+    """
+
+    __slots__ = ("_due", "_waiting")
+
+    def __init__(self) -> None:
+        self._waiting: dict[Wire, list[bytes]] = {}
+        self._due = False
+
+    def add(self, wire: Wire, frames: bytes) -> None:
+        """Write ``frames`` to ``wire`` at the end of this pass, after what it was
+        given before."""
+        waiting = self._waiting.get(wire)
+        if waiting is not None:
+            waiting.append(frames)
+            return
+        self._waiting[wire] = [frames]
+        if not self._due:
+            self._due = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def discard(self, wire: Wire) -> None:
+        """Forget what waits for ``wire`` (its connection is being cut off)."""
+        self._waiting.pop(wire, None)
+
+    def flush(self, wire: Wire | None = None) -> None:
+        """Write what waits (``wire``: for that socket alone, now)."""
+        if wire is not None:
+            frames = self._waiting.pop(wire, None)
+            if frames:
+                wire.write(b"".join(frames))
+            return
+        self._due = False
+        waiting, self._waiting = self._waiting, {}
+        for each, frames in waiting.items():
+            each.write(frames[0] if len(frames) == 1 else b"".join(frames))
 
 
 def wire_of(protocol: Any, transport: Any) -> Wire | None:

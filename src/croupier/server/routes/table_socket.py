@@ -86,6 +86,7 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
         handler=asyncio.current_task(),
         transport=transport,
         wire=wire_of(protocol_of(socket.scope), transport),
+        outgoing=hub.outgoing,
     )
     if connection.wire is None:  # written through ASGI, by a task of its own
         connection.writer = asyncio.create_task(connection.write())
@@ -115,6 +116,7 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
         pass
     except TableUnavailable as problem:  # the table is moving: the client comes back
         with contextlib.suppress(Exception):
+            connection.flush()
             await socket.send_text(
                 encode({"type": "error", "code": "unavailable", "message": str(problem)})
             )
