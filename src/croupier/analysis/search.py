@@ -453,6 +453,8 @@ class StatedRtpSearch:
         # The single changes the worker valued, and against which up card: the pieces
         # of sets of changes that share their work go to it.
         self._theirs: set[tuple[Change, int]] = set()
+        # Whether the worker's single changes are in (asked again, none is waited for).
+        self._singles_shared = False
         self._helper: _Worker | None = None
         if helper and apart and can_help():
             self._helper = _Worker(self._valuer, self._queue, front=len(front))
@@ -493,7 +495,7 @@ class StatedRtpSearch:
         count = len(self.changes)
         valuer = self._valuer
         helper = self._helper
-        if helper is not None:
+        if helper is not None and not self._singles_shared:
             announced = 0
             while (place := helper.take_back()) is not None:
                 if step is not None:
@@ -511,6 +513,7 @@ class StatedRtpSearch:
                 for (changes, up), made in zip(self._queue[place], figures, strict=True):
                     valuer.keep(changes, up, made)
                     self._theirs.add((changes[0], up))
+            self._singles_shared = True
         rtps: dict[int, float] = {}
         for number, index in enumerate(self._alone, 1):
             if step is not None and helper is None:
