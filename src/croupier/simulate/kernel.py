@@ -338,11 +338,10 @@ R_SIDE = R_OUTCOMES + 36
 R_WIDTH = R_SIDE + 45
 
 
-@numba.njit(inline="always")  # type: ignore[misc]
-def _play(
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
+def run_chunk(
     shoe: ByteArray,
     fixed: bool,
-    general: bool,
     p: IntArray,
     first_play: IntArray,
     drawn_stands: IntArray,
@@ -359,19 +358,37 @@ def _play(
     log: IntArray,
     trace: IntArray,
 ) -> int:
-    """The body of :func:`run_chunk` and :func:`run_plain`, inlined into each: with
-    ``general`` a constant ``False`` the compiler drops the count, the side bets, the
-    random decisions and the recording from the round's code."""
+    """Play ``rounds`` rounds from ``shoe`` and add them to ``tally``; returns the shoe
+    position at the end.
+
+    Args:
+        shoe: the cards (``rank * 4 + suit``); shuffled as dealt unless ``fixed``.
+        fixed: deal ``shoe`` in the order given, never shuffling (tests).
+        p: the rules and settings (``P_*``).
+        first_play, drawn_stands, pair_play, index_plays: the strategy's tables.
+        side_pays: units won per unit of each side bet, by outcome (a loss is ``-UNIT``).
+        side_stakes: each box's stake on each side bet, in side-bet units (0: none).
+        rounds: how many rounds to play, at most ``MAX_CHUNK``.
+        seed: the generator's four words of state (not all zero).
+        tally: the sums (``T_*``), added to.
+        hand_histogram: counts of a box's net per initial bet, in units, offset by half
+            its length.
+        session_histogram: counts of a session's net in initial bets, offset likewise.
+        record: one row per round (``R_*``) when it has ``rounds`` rows (tests).
+        log: each decision's legal mask and action when ``log[0, 0] >= 0`` (tests).
+        trace: the first ``TRACE_FIELDS`` sums of ``tally`` after every ``rounds // len``
+            rounds, one row each (none when it has no rows): the running mean's path.
+    """
     n = shoe.shape[0]
     boxes = p[P_BOXES]
     unit = p[P_UNIT]
     cut = p[P_CUT]
     shuffle_each_round = p[P_SHUFFLE_EVERY_ROUND] == 1
-    counting = general and p[P_COUNT] == 1
+    counting = p[P_COUNT] == 1
     low = p[P_SPREAD_LOW]
     high = p[P_SPREAD_HIGH]
     session = p[P_SESSION]
-    recording = general and record.shape[0] >= rounds and record.shape[0] > 0
+    recording = record.shape[0] >= rounds and record.shape[0] > 0
     hand_offset = hand_histogram.shape[0] // 2
     session_offset = session_histogram.shape[0] // 2
     s0 = seed[0]
@@ -385,7 +402,7 @@ def _play(
     side_net = np.zeros((boxes, 5), dtype=np.int64)
     side_outcomes = np.zeros((boxes, 5), dtype=np.int64)
     sided = False
-    for b in range(boxes if general else 0):
+    for b in range(boxes):
         for key in range(5):
             if side_stakes[b, key] != 0:
                 sided = True
@@ -396,13 +413,13 @@ def _play(
     session_rounds = 0
     # The rules as locals: read once, not once a round.
     hole = p[P_HOLE]
-    random_decisions = general and p[P_DECISIONS] == 1
+    random_decisions = p[P_DECISIONS] == 1
     by_rank = p[P_SPLIT_BY_RANK]
     max_hands = p[P_MAX_HANDS]
     surrender_rule = p[P_SURRENDER]
     draw_to_12 = p[P_DRAW_TO_12]
-    indices = general and p[P_INDICES] == 1
-    logging = general and log[0, 0] >= 0
+    indices = p[P_INDICES] == 1
+    logging = log[0, 0] >= 0
     rule_blackjack_at_once = p[P_BLACKJACK_AT_ONCE]
     rule_blackjack_pays = p[P_BLACKJACK_PAYS]
     rule_dealer_blackjack_takes = p[P_DEALER_BLACKJACK_TAKES]
@@ -1023,69 +1040,6 @@ def _play(
     seed[2] = s2
     seed[3] = s3
     return pos
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
-def run_chunk(
-    shoe: ByteArray,
-    fixed: bool,
-    p: IntArray,
-    first_play: IntArray,
-    drawn_stands: IntArray,
-    pair_play: IntArray,
-    index_plays: IntArray,
-    side_pays: IntArray,
-    side_stakes: IntArray,
-    rounds: int,
-    seed: UIntArray,
-    tally: IntArray,
-    hand_histogram: IntArray,
-    session_histogram: IntArray,
-    record: IntArray,
-    log: IntArray,
-    trace: IntArray,
-) -> int:
-    """Play ``rounds`` rounds from ``shoe`` and add them to ``tally``; returns the shoe
-    position at the end.
-
-    Args:
-        shoe: the cards (``rank * 4 + suit``); shuffled as dealt unless ``fixed``.
-        fixed: deal ``shoe`` in the order given, never shuffling (tests).
-        p: the rules and settings (``P_*``).
-        first_play, drawn_stands, pair_play, index_plays: the strategy's tables.
-        side_pays: units won per unit of each side bet, by outcome (a loss is ``-UNIT``).
-        side_stakes: each box's stake on each side bet, in side-bet units (0: none).
-        rounds: how many rounds to play, at most ``MAX_CHUNK``.
-        seed: the generator's four words of state (not all zero).
-        tally: the sums (``T_*``), added to.
-        hand_histogram: counts of a box's net per initial bet, in units, offset by half
-            its length.
-        session_histogram: counts of a session's net in initial bets, offset likewise.
-        record: one row per round (``R_*``) when it has ``rounds`` rows (tests).
-        log: each decision's legal mask and action when ``log[0, 0] >= 0`` (tests).
-        trace: the first ``TRACE_FIELDS`` sums of ``tally`` after every ``rounds // len``
-            rounds, one row each (none when it has no rows): the running mean's path.
-    """
-    return _play(
-        shoe,
-        fixed,
-        True,
-        p,
-        first_play,
-        drawn_stands,
-        pair_play,
-        index_plays,
-        side_pays,
-        side_stakes,
-        rounds,
-        seed,
-        tally,
-        hand_histogram,
-        session_histogram,
-        record,
-        log,
-        trace,
-    )
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
