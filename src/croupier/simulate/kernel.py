@@ -1311,6 +1311,78 @@ def _play_plain(
             live = False
             # -- the players' turns
             for b in range(boxes):
+                row = b * 4
+                if settled[row]:
+                    continue
+                if naturals[row]:
+                    open_bet = True
+                    continue
+                if row == last_box:
+                    one = dealt_one
+                    two = dealt_two
+                    hard = dealt_hard
+                    ace = dealt_ace
+                else:
+                    one = first_cards[row]
+                    two = second_cards[row]
+                    hard = hards[row]
+                    ace = aces[row]
+                total = _total(hard, ace)
+                soft = 1 if ace and hard <= 11 else 0
+                if can_split and _pair_by_rule(one, two, by_rank):
+                    action = pair_actions[_points(one) - 1, up_index]
+                else:
+                    action = first_actions[soft, total, up_index]
+                if action != A_SPLIT:
+                    # The box's one hand, played out here: the loop below, for the box whose
+                    # first decision is a split, plays the same way (and decides that again).
+                    stake = unit
+                    busted = False
+                    if action in (A_HIT, A_DOUBLE):
+                        while True:
+                            if pos >= n:
+                                void = True
+                                break
+                            card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                            pos += 1
+                            hard += _points(card)
+                            if (card >> 2) == 0:
+                                ace = 1
+                            if hard > 21:
+                                busted = True
+                                break
+                            if action == A_DOUBLE:
+                                break
+                            total = _total(hard, ace)
+                            soft = 1 if ace and hard <= 11 else 0
+                            if not drawn_hits[soft, total, up_index]:
+                                break
+                        if void:
+                            break
+                        if action == A_DOUBLE:
+                            stake += unit
+                    hards[row] = hard
+                    aces[row] = ace
+                    stakes[row] = stake
+                    if busted:
+                        if holds_bust:
+                            open_bet = True
+                        else:
+                            settled[row] = 1
+                            nets[row] = -stake
+                            outcomes[row] = O_BUST
+                    elif action == A_SURRENDER:
+                        surrendered[row] = 1
+                        if surrender_rule == 3 and blackjack_possible:
+                            open_bet = True
+                        else:
+                            settled[row] = 1
+                            nets[row] = stake // 2 - stake
+                            outcomes[row] = O_SURRENDER
+                    else:
+                        open_bet = True
+                        live = True
+                    continue
                 h = 0
                 while h < counts[b]:
                     row = b * 4 + h
