@@ -391,23 +391,24 @@ class Round:
         """
         state = self._state
         staked: dict[str, Decimal] = {}
-
-        def add(player: str, amount: Decimal) -> None:
-            staked[player] = staked.get(player, ZERO) + amount
-
+        # Summed inline, not through a helper: a server asks after every input, and a
+        # crowd betting behind one box makes this a loop over a thousand bets.
         if not state.boxes:
             for placed in state.bets:
-                add(placed.player, placed.amount)
+                player = placed.player
+                staked[player] = staked.get(player, ZERO) + placed.amount
             return staked
         for box in state.boxes:
             for placed in (*box.side_bets, *box.returned_side_bets):
-                add(placed.player, placed.amount)
+                player = placed.player
+                staked[player] = staked.get(player, ZERO) + placed.amount
             for insured in (box.insurance, box.returned_insurance):
                 for player, amount in insured.items():
-                    add(player, amount)
+                    staked[player] = staked.get(player, ZERO) + amount
             for hand in box.hands:
                 for wager in hand.wagers:
-                    add(wager.player, wager.stake)
+                    player = wager.player
+                    staked[player] = staked.get(player, ZERO) + wager.stake
         return staked
 
     def seated_player(self, box: int) -> str | None:
