@@ -13,9 +13,9 @@ that server's code::
 
     python -m tests.server.recorded_rounds tests/server/round_records.json
 
-Only what every version of the server has is used here (the runtime's ``apply`` and
-``tick``, the tables of the database, the functions that read a stored round), never
-the record's own type.
+Only what every version of the server has is used here (the runtime's inputs, as a
+client sends them (:func:`tests.server.tables.act`), and its ``tick``, the tables of
+the database, the functions that read a stored round), never the record's own type.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from croupier.server import audit, db, history, recall, rounds_store, runtime
 from croupier.server.runtime import TableConfig, TableRuntime
 from croupier.server.schema import round_inputs, rounds
 from croupier.server.shoes import ServerShoe
-from tests.server.tables import make_users
+from tests.server.tables import act, make_users
 
 #: Cards a dealer enters, in order (more than any one round here deals).
 DEALER_CARDS = "9S 7D 10H 6C 8D 4S 5H 2C 3D JS QH KC AD 9H 8C 7S 6D 5S 4H 3C 2D"
@@ -82,11 +82,11 @@ def _bet(table: TableRuntime, preset: str) -> None:
     """Ann bets on box 1 (with an idempotency key, sent twice), bob on box 2 (he
     withdraws his first bet and bets again)."""
     amount = str(find_rules(preset).minimum_bet * 2)
-    table.apply("bet", "ann", {"box": 1, "amount": amount}, now=2.0, key="ann-1")
-    table.apply("bet", "ann", {"box": 1, "amount": amount}, now=2.5, key="ann-1")  # a retry
-    table.apply("bet", "bob", {"box": 2, "amount": amount}, now=3.0)
-    table.apply("withdraw", "bob", {"box": 2, "bet": "main"}, now=4.0)
-    table.apply("bet", "bob", {"box": 2, "amount": amount}, now=5.0, key="bob-2")
+    act(table, "bet", "ann", {"box": 1, "amount": amount}, now=2.0, key="ann-1")
+    act(table, "bet", "ann", {"box": 1, "amount": amount}, now=2.5, key="ann-1")  # a retry
+    act(table, "bet", "bob", {"box": 2, "amount": amount}, now=3.0)
+    act(table, "withdraw", "bob", {"box": 2, "bet": "main"}, now=4.0)
+    act(table, "bet", "bob", {"box": 2, "amount": amount}, now=5.0, key="bob-2")
 
 
 def _play_out(table: TableRuntime, cards: Iterator[str], now: float = 100.0) -> None:
@@ -98,7 +98,7 @@ def _play_out(table: TableRuntime, cards: Iterator[str], now: float = 100.0) -> 
         now += 1
         game = table.round
         if game.awaiting_card:
-            table.apply("card", None, {"card": next(cards)}, now=now, by="dee")
+            act(table, "card", None, {"card": next(cards)}, now=now, by="dee")
         elif game.offers:
             assert table.deadline is not None
             now = max(now, table.deadline.at)
@@ -109,11 +109,11 @@ def _play_out(table: TableRuntime, cards: Iterator[str], now: float = 100.0) -> 
             if (box, hand) not in hit:
                 hit.add((box, hand))
                 try:
-                    table.apply("hit", player, {}, now=now)
+                    act(table, "hit", player, {}, now=now)
                     continue
                 except CroupierError:
                     pass
-            table.apply("stand", player, {}, now=now)
+            act(table, "stand", player, {}, now=now)
         else:  # pragma: no cover - the round waits for nothing a test gives
             raise AssertionError(f"round stuck in {game.phase}")
 
@@ -150,7 +150,7 @@ def play_rounds(engine: sqlalchemy.Engine) -> None:
         now = 100.0
         while table.round.awaiting_card:
             now += 1
-            table.apply("card", None, {"card": next(cards)}, now=now, by="dee")
+            act(table, "card", None, {"card": next(cards)}, now=now, by="dee")
     finally:
         setattr(runtime, _UUID, original)
 

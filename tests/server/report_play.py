@@ -12,6 +12,7 @@ import sqlalchemy
 from croupier.round import Phase, Round
 from croupier.server.runtime import TableRuntime
 from croupier.server.schema import accounts, legs, rounds, transactions
+from tests.server.tables import act
 
 #: A player's bet for a round: given the runtime (its shoe, as a counter sees it) and a
 #: random source; ``None`` sits the round out.
@@ -88,10 +89,10 @@ def play(
             amount = bettors[name](runtime, rng)
             if amount is None:
                 continue
-            runtime.apply("bet", name, {"box": box, "amount": str(amount)}, now=now)
+            act(runtime, "bet", name, {"box": box, "amount": str(amount)}, now=now)
             if side_bets and name in side_bets:
                 key, side = side_bets[name]
-                runtime.apply("bet", name, {"box": box, "amount": side, "bet": key}, now=now)
+                act(runtime, "bet", name, {"box": box, "amount": side, "bet": key}, now=now)
         counted = true_count(runtime) if runtime.shoe is not None else 0.0
         now += runtime.config.betting_seconds
         runtime.tick(now)
@@ -106,9 +107,10 @@ def play(
                     and offer.player in insurers
                     and counted >= insurers[offer.player]
                 ):
-                    runtime.apply("insurance", offer.player, {"box": offer.box}, now=now)
+                    act(runtime, "insurance", offer.player, {"box": offer.box}, now=now)
                 else:
-                    runtime.apply(
+                    act(
+                        runtime,
                         "decline",
                         offer.player,
                         {"box": offer.box, "kind": offer.kind.value},
@@ -120,11 +122,11 @@ def play(
                 player = game.seated_player(game.current_turn[0])
                 chosen = _index_decision(game, counted) if player in index_players else None
                 if chosen is not None:
-                    runtime.apply(chosen, player, {}, now=now)
+                    act(runtime, chosen, player, {}, now=now)
                 elif hand.total >= 17 or not game.can_hit() or rng.random() < 0.3:
-                    runtime.apply("stand", player, {}, now=now)
+                    act(runtime, "stand", player, {}, now=now)
                 else:
-                    runtime.apply("hit", player, {}, now=now)
+                    act(runtime, "hit", player, {}, now=now)
             else:
                 raise AssertionError(f"round waits in phase {game.phase}")
             game = runtime.round

@@ -7,17 +7,18 @@ import contextlib
 import dataclasses
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
 import sqlalchemy
 import uvicorn
 
+from croupier.commands import command_from_json
 from croupier.presets import find_rules
 from croupier.server import accounts, ledger
 from croupier.server.commits import Committer
-from croupier.server.runtime import TableConfig, TableRuntime
+from croupier.server.runtime import CutCard, Input, Outcome, TableConfig, TableRuntime
 from croupier.server.shoes import ServerShoe
 
 PASSWORD = "correct horse battery"
@@ -48,6 +49,39 @@ def make_crowd(engine: sqlalchemy.Engine, *names: str, chips: str = "1000.00") -
             ledger.grant(conn, user, Decimal(chips), idempotency_key=f"chips:{user}")
             ids[name] = user
     return ids
+
+
+def sent(op: str, player: str | None, args: Mapping[str, Any]) -> Input:
+    """The command a client's action reads as (``op``, the player, its ``args``), as
+    the table socket reads it."""
+    if op == CutCard.op:
+        return CutCard()
+    return command_from_json({"op": op, "player": player, "args": dict(args)})
+
+
+def act(
+    runtime: TableRuntime,
+    op: str,
+    player: str | None,
+    args: Mapping[str, Any],
+    *,
+    now: float,
+    key: str | None = None,
+    balances: Collection[int] = (),
+    balances_at_end: Collection[int] = (),
+    by: str | None = None,
+) -> Outcome:
+    """Apply an input to ``runtime`` as a client sends it: its command read from its
+    JSON (:func:`sent`), recorded with the arguments given, as the table socket does."""
+    return runtime.apply(
+        sent(op, player, args),
+        now=now,
+        key=key,
+        given=frozenset(args),
+        balances=balances,
+        balances_at_end=balances_at_end,
+        by=by,
+    )
 
 
 def balance(engine: sqlalchemy.Engine, user: int) -> Decimal:

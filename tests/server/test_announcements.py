@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import sqlalchemy
 
+from croupier.commands import PlaceBet
 from croupier.server.db import connect, migrate
 from croupier.server.hub import BETS_ANNOUNCED_EVERY, Connection, Hub
+from croupier.server.operations import Apply, TakeBox, View
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings
 from croupier.server.wire import Wire
@@ -33,7 +36,7 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
         try:
             _watch(hub, watcher)
             for box, name in enumerate(seated, start=1):
-                await hub.call("rws", "take_box", {"player": name, "box": box})
+                await hub.call("rws", TakeBox(name, box))
             await asyncio.gather(
                 *(_bet(hub, ids, name, box) for box, name in enumerate(seated, start=1))
             )
@@ -42,7 +45,7 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
             )
             # The last announcement waits out the least time between two of them.
             await asyncio.sleep(2 * BETS_ANNOUNCED_EVERY)
-            await hub.call("rws", "view", {"viewer": None, "dealer": False})  # after the last
+            await hub.call("rws", View(viewer=None, dealer=False))  # after the last
         finally:
             await hub.stop()
 
@@ -72,7 +75,7 @@ def test_a_lone_bet_is_announced_at_once(tmp_path: Path) -> None:
         try:
             _watch(hub, watcher)
             await _bet(hub, ids, "ann", 1)
-            await hub.call("rws", "view", {"viewer": None, "dealer": False})
+            await hub.call("rws", View(viewer=None, dealer=False))
         finally:
             await hub.stop()
 
@@ -103,8 +106,9 @@ def _watch(hub: Hub, transport: _Transport) -> None:
 
 async def _bet(hub: Hub, ids: dict[str, int], name: str, box: int) -> None:
     """``name`` bets 25 on ``box`` (his name is the command's key)."""
-    args = {"op": "bet", "player": name, "args": {"box": box, "amount": "25"}}
-    await hub.call("rws", "apply", {**args, "now": hub.now(), "key": name, "user": ids[name]})
+    bet = PlaceBet(name, box, Decimal("25"))
+    given = frozenset({"box", "amount"})
+    await hub.call("rws", Apply(bet, now=hub.now(), user=ids[name], key=name, given=given))
 
 
 def _texts(stream: bytes) -> list[bytes]:

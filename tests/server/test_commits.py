@@ -21,7 +21,7 @@ from croupier.server.commits import GroupCommit, OneByOne
 from croupier.server.errors import InsufficientFunds
 from croupier.server.records import RoundRecord
 from croupier.server.schema import transactions
-from tests.server.tables import balance, books, make_crowd, table
+from tests.server.tables import act, balance, books, make_crowd, table
 
 D = Decimal
 
@@ -205,7 +205,7 @@ def test_a_crowds_bets_run_together_are_one_commit_each_refusal_alone(
     runtime = table(engine, ids, "rws-v5", commits=commits)
     amounts = {"ann": "10", "bob": "500", "cat": "20", "dan": "30", "eve": "5000.01"}
     bets = [
-        partial(runtime.apply, "bet", name, {"box": box, "amount": amount}, now=1, key=name)
+        partial(act, runtime, "bet", name, {"box": box, "amount": amount}, now=1, key=name)
         for box, (name, amount) in enumerate(amounts.items(), start=1)
     ]
     try:
@@ -248,7 +248,7 @@ def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
 ) -> None:
     ids = make_crowd(engine, "ann", "bob", chips="100.00")
     runtime = table(engine, ids, "rws-v5")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1, key="a1")
+    act(runtime, "bet", "ann", {"box": 1, "amount": "10"}, now=1, key="a1")
     before = json.dumps(runtime.record.to_json())
 
     def refuse_commit(_conn: sqlalchemy.Connection) -> None:
@@ -257,8 +257,8 @@ def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
     sqlalchemy.event.listen(engine, "commit", refuse_commit)
     try:
         bets = [
-            partial(runtime.apply, "bet", "bob", {"box": 2, "amount": "20"}, now=2, key="b1"),
-            partial(runtime.apply, "bet", "ann", {"box": 3, "amount": "5"}, now=2, key="a2"),
+            partial(act, runtime, "bet", "bob", {"box": 2, "amount": "20"}, now=2, key="b1"),
+            partial(act, runtime, "bet", "ann", {"box": 3, "amount": "5"}, now=2, key="a2"),
         ]
         got = asyncio.run(runtime.run_together(bets))
     finally:
@@ -268,7 +268,7 @@ def test_inputs_run_together_whose_commit_fails_leave_the_table_as_it_was(
     assert [(bet.player, bet.box) for bet in runtime.round.placed_bets] == [("ann", 1)]
     assert [balance(engine, ids[name]) for name in ("ann", "bob")] == [D("90.00"), D("100.00")]
     # The table goes on: the same keys are new commands still, and are taken.
-    runtime.apply("bet", "bob", {"box": 2, "amount": "20"}, now=3, key="b1")
+    act(runtime, "bet", "bob", {"box": 2, "amount": "20"}, now=3, key="b1")
     assert balance(engine, ids["bob"]) == D("80.00")
     assert books(engine) == []
 
@@ -312,7 +312,7 @@ def test_an_input_run_alone_where_it_commits_is_refused_with_nothing_of_it_writt
     runtime = table(engine, ids, "rws-v5", commits=commits)
 
     def bet(name: str, box: int, amount: str) -> Callable[[], object]:
-        return partial(runtime.apply, "bet", name, {"box": box, "amount": amount}, now=1)
+        return partial(act, runtime, "bet", name, {"box": box, "amount": amount}, now=1)
 
     async def scenario() -> list[list[tuple[object, Exception | None]]]:
         return [

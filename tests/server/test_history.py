@@ -7,7 +7,7 @@ import sqlalchemy
 
 from croupier.server.history import FRESH_SECONDS, HistoryCache, history_of, table_history
 from croupier.server.runtime import TableRuntime
-from tests.server.tables import make_users, table
+from tests.server.tables import act, make_users, table
 
 #: Round 1: ann's 10+7 stands, the dealer's 6+9+K busts (RWS v5 3.11: no hole card).
 #: Round 2: ann's 10+7 stands, the dealer's 10+8 stands on 18.
@@ -18,11 +18,11 @@ SHOE = "10S 6D 7H 9C KD 10H 10D 7S 8C 10C 5D 6S KH"
 def _play(runtime: TableRuntime, start: float, *moves: str) -> float:
     """One round of ann's on box 1 from ``start``: bet, decline surrender, ``moves``."""
     runtime.tick(now=start)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=start + 1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=start + 1)
     runtime.tick(now=start + 3)
-    runtime.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=start + 4)
+    act(runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=start + 4)
     for offset, move in enumerate(moves, start=5):
-        runtime.apply(move, "ann", {}, now=start + offset)
+        act(runtime, move, "ann", {}, now=start + offset)
     assert runtime.round.phase.value == "settled"
     return start + 100
 

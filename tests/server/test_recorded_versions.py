@@ -14,7 +14,7 @@ from croupier.round import Phase
 from croupier.server import rounds_store
 from croupier.server.runtime import TableRuntime
 from croupier.server.schema import rounds
-from tests.server.tables import balance, books, make_users, table
+from tests.server.tables import act, balance, books, make_users, table
 
 #: Each preset's rules as version 2 wrote them into a round's record.
 RECORDED_V2 = json.loads(
@@ -48,8 +48,8 @@ def test_live_a_round_open_across_the_upgrade_to_version_3_is_recovered(
     assert find_preset("live").version == 3
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "live", "8S 7C 6D 8H 9C QD JD")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "30"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "30"}, now=1)
     runtime.tick(now=100)
     assert runtime.round.phase is Phase.PLAYER_TURNS
     record = runtime.record
@@ -76,19 +76,19 @@ def test_rws_v5_a_round_with_an_outcome_continues_under_version_2_after_the_upgr
     and bob's hand is played to its end."""
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "rws-v5", "8S 7C 10D 8H 9C 4S 7S")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "30"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "30"}, now=1)
     runtime.tick(now=100)
-    runtime.apply("surrender", "ann", {"box": 1}, now=101)
-    runtime.apply("decline", "bob", {"box": 2, "kind": "surrender"}, now=102)
+    act(runtime, "surrender", "ann", {"box": 1}, now=101)
+    act(runtime, "decline", "bob", {"box": 2, "kind": "surrender"}, now=102)
     round_id = runtime.round_id
     del runtime
     as_recorded_by_version_2(engine, round_id)
     back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
     assert back.round_id == round_id and back.round.phase is Phase.PLAYER_TURNS
     assert back.record.inputs[-1].op == "interrupt"
-    back.apply("hit", "bob", {}, now=201)
-    outcome = back.apply("stand", "bob", {}, now=202)
+    act(back, "hit", "bob", {}, now=201)
+    outcome = act(back, "stand", "bob", {}, now=202)
     assert outcome.over and back.round.phase.value == "settled"
     assert balance(engine, ids["ann"]) == Decimal("950.00")  # half back
     assert balance(engine, ids["bob"]) == Decimal("1030.00")  # 20 against 17

@@ -24,7 +24,7 @@ from croupier.server import db, shoes
 from croupier.server.runtime import TableRuntime
 from croupier.server.schema import play_sessions, users
 from tests.server.report_play import Bettor, SeededShuffles, flat, leg_sums, play, scattered
-from tests.server.tables import make_users, table
+from tests.server.tables import act, make_users, table
 
 CENT = Decimal("0.01")
 
@@ -72,11 +72,11 @@ def _played(engine: sqlalchemy.Engine) -> dict[str, dict[str, Decimal]]:
         side_bets={"ann": ("21+3", "5")},
     )
     # A bet placed and withdrawn: no handle.
-    runtime.apply("bet", "bob", {"box": 2, "amount": "40"}, now=now)
-    runtime.apply("withdraw", "bob", {"box": 2}, now=now + 1)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "30"}, now=now + 2)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "40"}, now=now)
+    act(runtime, "withdraw", "bob", {"box": 2}, now=now + 1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "30"}, now=now + 2)
     runtime.tick(now + 2 + runtime.config.betting_seconds)
-    runtime.apply("void", None, {"reason": "dealing error: two cards stuck"}, now=now + 40)
+    act(runtime, "void", None, {"reason": "dealing error: two cards stuck"}, now=now + 40)
     return made
 
 

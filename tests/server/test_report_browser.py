@@ -10,7 +10,7 @@ from playwright.sync_api import Browser
 from croupier.server import accounts, db, shoes
 from croupier.server.runtime import TableConfig
 from tests.server.report_play import SeededShuffles, flat, play, scattered
-from tests.server.tables import PASSWORD, make_users, table
+from tests.server.tables import PASSWORD, act, make_users, table
 from tests.server.test_browser import Player, browser, expect_contains, serve
 
 __all__ = ["browser"]  # the browser fixture, shared with the table's browser tests
@@ -31,9 +31,9 @@ def test_an_admin_reads_the_back_office_and_a_player_cannot(
         ids = make_users(engine, "kim", "lee", chips="10000.00")
         runtime = table(engine, ids, "live")
         now = play(runtime, {"kim": flat("10"), "lee": scattered("10", "20")}, 5)
-        runtime.apply("bet", "kim", {"box": 1, "amount": "30"}, now=now)
+        act(runtime, "bet", "kim", {"box": 1, "amount": "30"}, now=now)
         runtime.tick(now + runtime.config.betting_seconds)
-        runtime.apply("void", None, {"reason": "card exposed"}, now=now + 30)
+        act(runtime, "void", None, {"reason": "card exposed"}, now=now + 30)
         with engine.begin() as conn:
             accounts.register(conn, "boss", PASSWORD, role="admin")
         engine.dispose()

@@ -13,7 +13,7 @@ from croupier.round import Phase
 from croupier.server import rounds_store
 from croupier.server.errors import InsufficientFunds
 from croupier.server.runtime import ActionRefused, TableRuntime
-from tests.server.tables import balance, books, make_crowd, make_users, table
+from tests.server.tables import act, balance, books, make_crowd, make_users, table
 
 #: ann's 10 and 7 against the dealer's 6, who draws 9 and K and busts (RWS v5, no hole card).
 RWS_CARDS = "10S 6D 7H 9C KD"
@@ -28,21 +28,21 @@ def test_two_players_on_one_box_and_a_standing_player_declining_a_split(
     # No hole card (rws-v5): ann's 8, the up card 6, ann's 8; then the split hands'
     # cards K and 9, then the dealer's Q and J (bust).
     runtime = table(engine, ids, "rws-v5", "8S 6D 8H KC 9C QD JD")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
-    runtime.apply("bet", "bob", {"box": 1, "amount": "50"}, now=2)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 1, "amount": "50"}, now=2)
     assert balance(engine, ids["ann"]) == Decimal("900.00")
     assert balance(engine, ids["bob"]) == Decimal("950.00")
     assert runtime.tick(now=2 + runtime.config.betting_seconds) is not None  # no more bets
     # RWS v5 3.16: surrender is offered first (not against an Ace); ann declines.
-    runtime.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=19)
+    act(runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=19)
     with pytest.raises(IllegalActionError):
-        runtime.apply("split", "bob", {}, now=20)  # nobody acts for another player
-    runtime.apply("split", "ann", {}, now=21)
+        act(runtime, "split", "bob", {}, now=20)  # nobody acts for another player
+    act(runtime, "split", "ann", {}, now=21)
     offers = runtime.view("bob")["offers"]
     assert [(o["kind"], o["player"]) for o in offers] == [("follow-split", "bob")]
-    runtime.apply("decline", "bob", {"box": 1, "kind": "follow-split"}, now=22)
-    runtime.apply("stand", "ann", {}, now=23)
-    outcome = runtime.apply("stand", "ann", {}, now=24)
+    act(runtime, "decline", "bob", {"box": 1, "kind": "follow-split"}, now=22)
+    act(runtime, "stand", "ann", {}, now=23)
+    outcome = act(runtime, "stand", "ann", {}, now=24)
     assert outcome.over and runtime.round.phase is Phase.SETTLED
     assert balance(engine, ids["ann"]) == Decimal("1200.00")
     assert balance(engine, ids["bob"]) == Decimal("1050.00")
@@ -58,17 +58,17 @@ def test_a_balance_is_read_and_sent_only_when_the_input_changed_it(
     ids = make_users(engine, "ann", "bob")
     ann, bob = ids["ann"], ids["bob"]
     runtime = table(engine, ids, "rws-v5", RWS_CARDS)
-    placed = runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1, balances={ann})
+    placed = act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1, balances={ann})
     assert placed.balances == {ann: Decimal("900.00")}
-    runtime.apply("bet", "bob", {"box": 2, "amount": "50"}, now=1, balances={bob})
-    withdrawn = runtime.apply("withdraw", "bob", {"box": 2}, now=2, balances={bob})
+    act(runtime, "bet", "bob", {"box": 2, "amount": "50"}, now=1, balances={bob})
+    withdrawn = act(runtime, "withdraw", "bob", {"box": 2}, now=2, balances={bob})
     assert withdrawn.balances == {bob: Decimal("1000.00")}
     assert runtime.tick(now=2 + runtime.config.betting_seconds) is not None  # no more bets
-    declined = runtime.apply(
-        "decline", "ann", {"box": 1, "kind": "surrender"}, now=20, balances={ann}
+    declined = act(
+        runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=20, balances={ann}
     )
     assert declined.balances == {} and not declined.over  # his money did not move
-    paid = runtime.apply("stand", "ann", {}, now=21, balances={ann}, balances_at_end={ann, bob})
+    paid = act(runtime, "stand", "ann", {}, now=21, balances={ann}, balances_at_end={ann, bob})
     assert paid.over and paid.balances == {ann: Decimal("1100.00"), bob: Decimal("1000.00")}
 
 
@@ -77,20 +77,20 @@ def test_a_bet_the_balance_cannot_cover_changes_nothing(engine: sqlalchemy.Engin
     runtime = table(engine, ids, "rws-v5")
     before = json.dumps(runtime.record.to_json())
     with pytest.raises(InsufficientFunds, match=r"40\.00"):
-        runtime.apply("bet", "ann", {"box": 1, "amount": "50"}, now=1)
+        act(runtime, "bet", "ann", {"box": 1, "amount": "50"}, now=1)
     assert json.dumps(runtime.record.to_json()) == before
     assert runtime.round.placed_bets == ()
     assert balance(engine, ids["ann"]) == Decimal("40.00")
     with pytest.raises(BetError, match="maximum"):
-        runtime.apply("bet", "ann", {"box": 1, "amount": "5000.01"}, now=1)  # rws-v5: 5000
+        act(runtime, "bet", "ann", {"box": 1, "amount": "5000.01"}, now=1)  # rws-v5: 5000
     assert runtime.round.placed_bets == () and books(engine) == []
 
 
 def test_a_retried_request_does_nothing_twice(engine: sqlalchemy.Engine) -> None:
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5")
-    first = runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1, key="k-1")
-    again = runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=2, key="k-1")
+    first = act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1, key="k-1")
+    again = act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=2, key="k-1")
     assert not first.retried and again.retried and again.seq == first.seq
     assert balance(engine, ids["ann"]) == Decimal("900.00")
     assert len(runtime.round.placed_bets) == 1
@@ -103,7 +103,7 @@ def test_the_decision_timer_plays_the_hand_by_the_walk_away_rule(
     ids = make_users(engine, "ann")
     # ann 2, up 9, ann 3 (5); the timer draws 4 (9), 2 (11), 5 (16) and stands; dealer K.
     runtime = table(engine, ids, "rws-v5", "2S 9D 3H 4C 2C 5D KS 8S", decision_seconds=5.0)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
     runtime.tick(now=100)
     offer = runtime.view("ann")
     assert offer["offers"][0]["kind"] == "surrender" and offer["deadline"]["kind"] == "offer"
@@ -125,7 +125,7 @@ def test_a_watcher_never_sees_the_hole_card(engine: sqlalchemy.Engine) -> None:
     ids = make_users(engine, "ann")
     # hole card first (online-8deck): ann 9, hole QS, ann 7, up 5.
     runtime = table(engine, ids, "online-8deck", "9C QS 7D 5H 8C 9H")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "10"}, now=1)
     outcome = runtime.tick(now=100)
     assert outcome is not None
     watcher = runtime.view(None)
@@ -136,7 +136,7 @@ def test_a_watcher_never_sees_the_hole_card(engine: sqlalchemy.Engine) -> None:
     shown = json.dumps(public_events(outcome.events))
     assert "QS" not in shown and '"card": null' in shown
     assert "QS" in json.dumps(public_events(outcome.events, dealer=True))  # the dealer knows
-    runtime.apply("stand", "ann", {}, now=101)
+    act(runtime, "stand", "ann", {}, now=101)
     assert runtime.round.phase is Phase.SETTLED
     assert "QS" in json.dumps(runtime.view(None))  # revealed at the end
 
@@ -148,8 +148,8 @@ def test_a_round_killed_mid_play_comes_back_and_is_settled_or_voided(
     else it is void and every stake returned."""
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "rws-v5", "8S 7C 6D 8H 9C QD JD")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "30"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "30"}, now=1)
     runtime.tick(now=100)
     assert runtime.round.phase is Phase.OFFERS  # surrender offered (RWS v5 3.16)
     record = runtime.record
@@ -169,9 +169,9 @@ def test_only_the_box_holder_opens_a_reserved_box(engine: sqlalchemy.Engine) -> 
     runtime = table(engine, ids, "rws-v5")
     runtime.take_box("ann", 3)
     with pytest.raises(ActionRefused, match="taken by ann"):
-        runtime.apply("bet", "bob", {"box": 3, "amount": "50"}, now=1)
-    runtime.apply("bet", "ann", {"box": 3, "amount": "50"}, now=1)
-    runtime.apply("bet", "bob", {"box": 3, "amount": "50"}, now=1)  # behind ann
+        act(runtime, "bet", "bob", {"box": 3, "amount": "50"}, now=1)
+    act(runtime, "bet", "ann", {"box": 3, "amount": "50"}, now=1)
+    act(runtime, "bet", "bob", {"box": 3, "amount": "50"}, now=1)  # behind ann
     assert runtime.round.seated_player(3) == "ann"
     runtime.disconnected("ann", now=2)
     runtime.tick(now=2 + runtime.config.grace_seconds - 1)
@@ -189,18 +189,18 @@ def test_a_round_with_an_outcome_established_continues_after_a_restart(
     # box 1 ann 8S 8H (16), box 2 bob 7C 9C (16), up 10D; then bob's draw 4S (20); the
     # dealer's 7S (17).
     runtime = table(engine, ids, "rws-v5", "8S 7C 10D 8H 9C 4S 7S")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "30"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "30"}, now=1)
     runtime.tick(now=100)
-    runtime.apply("surrender", "ann", {"box": 1}, now=101)
-    runtime.apply("decline", "bob", {"box": 2, "kind": "surrender"}, now=102)
+    act(runtime, "surrender", "ann", {"box": 1}, now=101)
+    act(runtime, "decline", "bob", {"box": 2, "kind": "surrender"}, now=102)
     round_id = runtime.round_id
     del runtime
     back = TableRuntime(table(engine, ids, "rws-v5").config, engine, ids.__getitem__, now=200)
     assert back.round_id == round_id and back.round.phase is Phase.PLAYER_TURNS
     assert back.record.inputs[-1].op == "interrupt"
-    back.apply("hit", "bob", {}, now=201)
-    outcome = back.apply("stand", "bob", {}, now=202)
+    act(back, "hit", "bob", {}, now=201)
+    outcome = act(back, "stand", "bob", {}, now=202)
     assert outcome.over and back.round.phase.value == "settled"
     assert balance(engine, ids["ann"]) == Decimal("950.00")  # half back
     assert balance(engine, ids["bob"]) == Decimal("1030.00")  # 20 against 17
@@ -214,16 +214,16 @@ def test_a_dealer_console_enters_cards_and_voids_a_round_with_its_reason(
     and a void returns every stake (RWS v5 5.17); a card that is not a card changes nothing."""
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5", dealt="dealer")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
     runtime.tick(now=100)
     assert runtime.view("ann")["awaiting_card"] and runtime.deadline is None
-    runtime.apply("card", None, {"card": "9S"}, now=101)
+    act(runtime, "card", None, {"card": "9S"}, now=101)
     with pytest.raises(CardError, match="unknown card 'ZZ'"):
-        runtime.apply("card", None, {"card": "ZZ"}, now=102)
+        act(runtime, "card", None, {"card": "ZZ"}, now=102)
     assert [str(c) for c in runtime.round.boxes[0].hands[0].cards] == ["9S"]
-    runtime.apply("card", None, {"card": "KD"}, now=103)
+    act(runtime, "card", None, {"card": "KD"}, now=103)
     assert runtime.view(None)["dealer"]["cards"] == ["KD"]
-    runtime.apply("void", None, {"reason": "dealing error: two cards stuck"}, now=104)
+    act(runtime, "void", None, {"reason": "dealing error: two cards stuck"}, now=104)
     assert runtime.round.phase is Phase.VOID
     assert runtime.view(None)["void_reason"] == "dealing error: two cards stuck"
     assert balance(engine, ids["ann"]) == Decimal("1000.00")
@@ -234,9 +234,9 @@ def test_a_joker_in_the_shoe_voids_the_round(engine: sqlalchemy.Engine) -> None:
     """RWS v5 5.5.1: a card found that is not part of the set voids the round."""
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5", dealt="dealer")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
     runtime.tick(now=100)
-    runtime.apply("card", None, {"card": "JK"}, now=101)
+    act(runtime, "card", None, {"card": "JK"}, now=101)
     assert runtime.round.phase is Phase.VOID and "5.5" in str(runtime.round.void_reason)
     assert balance(engine, ids["ann"]) == Decimal("1000.00") and books(engine) == []
 
@@ -245,9 +245,9 @@ def test_a_withdrawn_bet_comes_back_to_the_balance(engine: sqlalchemy.Engine) ->
     """RWS v5 5.8: bets may be withdrawn until "No more bets"; the money comes back."""
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "rws-v5")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "60"}, now=1)
-    runtime.apply("withdraw", "ann", {"box": 1}, now=2)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "60"}, now=1)
+    act(runtime, "withdraw", "ann", {"box": 1}, now=2)
     assert balance(engine, ids["ann"]) == Decimal("1000.00")
     assert balance(engine, ids["bob"]) == Decimal("940.00")
     assert books(engine) == []
@@ -265,9 +265,9 @@ def test_a_box_under_the_minimum_has_its_bets_returned_and_the_round_plays_on(
     ids = make_users(engine, "ann", "bob")
     # ann's 10 on box 1, the up card 7; bob's box does not play.
     runtime = table(engine, ids, "rws-v5", "TS 7D 9H")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "10"}, now=1)  # minimum 25
-    runtime.apply("bet", "bob", {"box": 2, "amount": "5", "bet": "player_pair"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "10"}, now=1)  # minimum 25
+    act(runtime, "bet", "bob", {"box": 2, "amount": "5", "bet": "player_pair"}, now=1)
     assert balance(engine, ids["bob"]) == Decimal("985.00")
     outcome = runtime.tick(now=1 + runtime.config.betting_seconds)
     assert outcome is not None
@@ -285,7 +285,7 @@ def test_a_lone_box_under_the_minimum_goes_back_and_the_table_waits_for_bets(
     """RWS v5 5.2: with every box short, every bet comes back and bets stay open."""
     ids = make_users(engine, "bob")
     runtime = table(engine, ids, "rws-v5")
-    runtime.apply("bet", "bob", {"box": 2, "amount": "0.01"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "0.01"}, now=1)
     runtime.tick(now=1 + runtime.config.betting_seconds)
     assert runtime.round.phase is Phase.BETTING and runtime.round.placed_bets == ()
     assert runtime.deadline is None
@@ -300,9 +300,9 @@ def test_an_idempotency_key_reused_for_another_command_is_refused(
     is refused with its own code and changes nothing."""
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1, key="k-1")
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1, key="k-1")
     with pytest.raises(ActionRefused) as refused:
-        runtime.apply("bet", "ann", {"box": 2, "amount": "200"}, now=2, key="k-1")
+        act(runtime, "bet", "ann", {"box": 2, "amount": "200"}, now=2, key="k-1")
     assert refused.value.code == "key_conflict"
     assert balance(engine, ids["ann"]) == Decimal("900.00")
     assert len(runtime.round.placed_bets) == 1
@@ -315,9 +315,9 @@ def test_a_database_error_when_a_timer_fires_is_retried_on_the_next_tick(
     stays due: the next tick plays the hand by RWS v5 5.3, the table never sticks."""
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5", "2S 9D 3H 4C 2C 5D KS 8S", decision_seconds=5.0)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
     runtime.tick(now=100)
-    runtime.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=101)
+    act(runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=101)
     due = runtime.view("ann")["deadline"]["at"]
     store = runtime._store
 
@@ -343,12 +343,12 @@ def test_rws_v5_5_8_no_more_bets_comes_once_every_bettor_has_confirmed(
     changed after confirming is confirmed again."""
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "rws-v5", RWS_CARDS)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "25"}, now=1)
     total, outcome = runtime.confirm_bets("ann", now=2)
     assert total == Decimal("25.00") and outcome is None
     assert runtime.view(None)["confirmed"] == ["ann"]
-    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=3)  # ann adds a chip
+    act(runtime, "bet", "ann", {"box": 1, "amount": "10"}, now=3)  # ann adds a chip
     assert runtime.view(None)["confirmed"] == []
     assert runtime.confirm_bets("bob", now=4)[1] is None  # ann must confirm again
     total, outcome = runtime.confirm_bets("ann", now=5)
@@ -372,10 +372,10 @@ def test_one_seated_players_confirmation_never_closes_betting_for_another(
     for box, name in ((1, "ann"), (2, "bob"), (3, "cyd")):
         runtime.take_box(name, box)
     runtime.disconnected("cyd", now=0.5)  # gone: his seat is kept, he holds nothing up
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
     assert runtime.confirm_bets("ann", now=1.1)[1] is None
     assert runtime.round.phase is Phase.BETTING
-    runtime.apply("bet", "bob", {"box": 2, "amount": "25"}, now=3)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "25"}, now=3)
     outcome = runtime.confirm_bets("bob", now=4)[1]
     assert outcome is not None and outcome.events[0].type == "bets_closed"
     assert books(engine) == []
@@ -389,7 +389,7 @@ def test_rws_v5_5_8_chips_on_the_layout_at_no_more_bets_are_the_bet(
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5", RWS_CARDS)
     for chip in ("25", "10"):  # two chips as they land, never confirmed
-        runtime.apply("bet", "ann", {"box": 1, "amount": chip}, now=1)
+        act(runtime, "bet", "ann", {"box": 1, "amount": chip}, now=1)
     runtime.tick(now=1 + runtime.config.betting_seconds)
     assert runtime.round.phase is not Phase.BETTING
     assert runtime.round.boxes[0].hands[0].stake == Decimal("35.00")
@@ -406,7 +406,7 @@ def test_rws_v5_5_2_a_box_under_the_minimum_cannot_be_confirmed(
     with pytest.raises(ActionRefused, match="put chips on a betting spot first") as none:
         runtime.confirm_bets("ann", now=1)
     assert none.value.code == "no_bets"
-    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "10"}, now=1)
     with pytest.raises(ActionRefused, match=r"under the table minimum 25\.00.*RWS v5 5\.2"):
         runtime.confirm_bets("ann", now=2)
     assert runtime.round.phase is Phase.BETTING and runtime.confirmed == set()
@@ -419,7 +419,7 @@ def test_rws_v5_3_16_the_surrender_offer_carries_the_actions_of_playing_on(
     table shows it beside the actions the hand has if its player plays on."""
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5", "8S 6D 8H")  # a pair of 8s against a 6
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
     runtime.confirm_bets("ann", now=2)
     (offer,) = runtime.view("ann")["offers"]
     assert offer["kind"] == "surrender" and offer["blackjack"] is False
@@ -434,7 +434,7 @@ def test_live_insurance_an_insured_blackjack_is_marked_for_even_money_wording(
     ids = make_users(engine, "ann")
     # live deals the hole card second: ann A, up A, ann K, hole 9.
     runtime = table(engine, ids, "live", "AS AD KH 9C")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "10"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "10"}, now=1)
     runtime.confirm_bets("ann", now=2)
     offers = runtime.view("ann")["offers"]
     assert [(o["kind"], o["blackjack"]) for o in offers] == [("insurance", True)]
@@ -457,13 +457,13 @@ def test_the_dealer_is_told_whose_card_comes_next(engine: sqlalchemy.Engine) -> 
     cards; a player never sees where the next card goes."""
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "rws-v5", dealt="dealer")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
-    runtime.apply("bet", "bob", {"box": 3, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "bob", {"box": 3, "amount": "25"}, now=1)
     runtime.tick(now=1 + runtime.config.betting_seconds)
     seen = []
     for card in ("10S", "9H", "6D", "7C", "8C"):
         seen.append(runtime.view(None, dealer=True)["next_card_for"])
-        runtime.apply("card", None, {"card": card}, now=20)
+        act(runtime, "card", None, {"card": card}, now=20)
     assert seen == ["box 1", "box 3", "the dealer", "box 1", "box 3"]
     assert runtime.view("ann")["next_card_for"] is None
 
@@ -473,12 +473,12 @@ def test_the_tables_log_is_read_back_after_a_restart(engine: sqlalchemy.Engine) 
     the round a failure cut off voided (RWS v5 5.4) and its stake returned."""
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5", RWS_CARDS + " 8S 6D 8H")
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
     runtime.confirm_bets("ann", now=2)
-    runtime.apply("decline", "ann", {"box": 1}, now=3)
-    runtime.apply("stand", "ann", {}, now=4)  # the dealer busts: ann wins 25
+    act(runtime, "decline", "ann", {"box": 1}, now=3)
+    act(runtime, "stand", "ann", {}, now=4)  # the dealer busts: ann wins 25
     runtime.tick(now=100)  # the next round opens
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=101)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=101)
     runtime.confirm_bets("ann", now=102)
     first, second = runtime.log(3)[0]["number"], runtime.log(3)[1]["number"]
     assert (first, second) == (1, 2)
@@ -514,9 +514,9 @@ def test_rws_v5_1_26_a_thousand_betting_behind_settle_in_one_transaction(
     runtime = table(engine, ids, "rws-v5")
     now = 1.0
     for box, name in enumerate(seated, start=1):
-        runtime.apply("bet", name, {"box": box, "amount": "25"}, now=now)
+        act(runtime, "bet", name, {"box": box, "amount": "25"}, now=now)
     for n, name in enumerate(behind):
-        runtime.apply("bet", name, {"box": n % 7 + 1, "amount": "25"}, now=now)
+        act(runtime, "bet", name, {"box": n % 7 + 1, "amount": "25"}, now=now)
     runtime.tick(now=now + runtime.config.betting_seconds)  # no more bets
     outcome = None
     while runtime.round.phase not in (Phase.SETTLED, Phase.VOID):
@@ -525,12 +525,12 @@ def test_rws_v5_1_26_a_thousand_betting_behind_settle_in_one_transaction(
         if game.offers:
             offer = game.offers[0]
             args = {"box": offer.box, "kind": offer.kind.value}
-            outcome = runtime.apply("decline", offer.player, args, now=now)
+            outcome = act(runtime, "decline", offer.player, args, now=now)
         else:
             assert game.current_turn is not None
             box, hand = game.current_turn
             total = hand_total(game.boxes[box - 1].hands[hand - 1].cards).total
-            outcome = runtime.apply("hit" if total < 17 else "stand", seated[box - 1], {}, now=now)
+            outcome = act(runtime, "hit" if total < 17 else "stand", seated[box - 1], {}, now=now)
     assert outcome is not None and outcome.over and outcome.close_seconds is not None
     results = runtime.round.results
     assert {result.player for result in results} == {*seated, *behind}

@@ -17,7 +17,7 @@ from croupier.errors import IllegalActionError
 from croupier.round import Phase
 from croupier.server.runtime import Outcome, TableRuntime
 from croupier.server.views import public_events
-from tests.server.tables import balance, books, make_users, table
+from tests.server.tables import act, balance, books, make_users, table
 
 # The live preset (no peek: the hole card is dealt after the players' second cards).
 # Round 1: ann 8S, bob 7D, up AH, ann 8S, bob 4C, hole 6H; ann's split hands draw KH
@@ -70,9 +70,9 @@ def _play_live_round_1(engine: sqlalchemy.Engine) -> tuple[TableRuntime, dict[st
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "live", LIVE_SHOE)
     assert runtime.number == 1 and runtime.view(None)["phase"] == "betting"
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "5", "bet": "perfect_pairs"}, now=2)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "50"}, now=3)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "5", "bet": "perfect_pairs"}, now=2)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "50"}, now=3)
     assert balance(engine, ids["ann"]) == Decimal("970.00")
     assert balance(engine, ids["bob"]) == Decimal("950.00")
     assert runtime.view(None)["deadline"] == {"kind": "betting", "at": 16.0, "for": None}
@@ -109,14 +109,14 @@ def _play_live_round_1(engine: sqlalchemy.Engine) -> tuple[TableRuntime, dict[st
     ]
     assert view["deadline"] == {"kind": "offer", "at": 26.0, "for": "ann"}
     with pytest.raises(IllegalActionError):
-        runtime.apply("stand", "ann", {}, now=17)  # no turn while offers are open
-    runtime.apply("insurance", "ann", {"box": 1}, now=18)
+        act(runtime, "stand", "ann", {}, now=17)  # no turn while offers are open
+    act(runtime, "insurance", "ann", {"box": 1}, now=18)
     assert balance(engine, ids["ann"]) == Decimal("957.50")
     view = runtime.view(None)
     assert [(o["kind"], o["player"]) for o in view["offers"]] == [("insurance", "bob")]
     assert view["deadline"] == {"kind": "offer", "at": 28.0, "for": "bob"}
     _hole_hidden(runtime, LIVE_HOLE_1)
-    runtime.apply("decline", "bob", {"box": 2, "kind": "insurance"}, now=19)
+    act(runtime, "decline", "bob", {"box": 2, "kind": "insurance"}, now=19)
     _hole_hidden(runtime, LIVE_HOLE_1)  # no peek: the game goes on, the card stays hidden
 
     # The Play: box 1 first.  Splitting Pairs: the 8s split; hand 1 draws at once.
@@ -127,18 +127,18 @@ def _play_live_round_1(engine: sqlalchemy.Engine) -> tuple[TableRuntime, dict[st
     assert ann["deadline"] == {"kind": "decision", "at": 39.0, "for": "1.1"}
     assert runtime.view("bob")["legal_actions"] == []
     with pytest.raises(IllegalActionError, match="seated player ann"):
-        runtime.apply("stand", "bob", {}, now=20)  # nobody acts for another player
-    runtime.apply("split", "ann", {}, now=21)
+        act(runtime, "stand", "bob", {}, now=20)  # nobody acts for another player
+    act(runtime, "split", "ann", {}, now=21)
     assert balance(engine, ids["ann"]) == Decimal("932.50")
     assert _cards(runtime, 1) == [["8S", "KH"], ["8S"]]
     # Doubling Down: "you aren't allowed double down after splitting a pair".
     assert runtime.view("ann")["legal_actions"] == ["hit", "stand"]
     _hole_hidden(runtime, LIVE_HOLE_1)
-    runtime.apply("stand", "ann", {}, now=22)
+    act(runtime, "stand", "ann", {}, now=22)
     assert _cards(runtime, 1) == [["8S", "KH"], ["8S", "9C"]]
     assert runtime.view("ann")["turn"] == {"box": 1, "hand": 2, "yours": True}
     _hole_hidden(runtime, LIVE_HOLE_1)
-    runtime.apply("stand", "ann", {}, now=23)
+    act(runtime, "stand", "ann", {}, now=23)
 
     # Doubling Down: bob's 11 doubles, draws one card (20) and stands.
     bob = runtime.view("bob")
@@ -146,7 +146,7 @@ def _play_live_round_1(engine: sqlalchemy.Engine) -> tuple[TableRuntime, dict[st
     assert bob["legal_actions"] == ["hit", "stand", "double"]
     assert bob["deadline"] == {"kind": "decision", "at": 43.0, "for": "2.1"}
     _hole_hidden(runtime, LIVE_HOLE_1)
-    end = runtime.apply("double", "bob", {}, now=24)
+    end = act(runtime, "double", "bob", {}, now=24)
     assert end.over and runtime.round.phase is Phase.SETTLED
     assert _cards(runtime, 2) == [["7D", "4C", "9H"]]
 
@@ -190,8 +190,8 @@ def test_live_rounds_follow_one_another_on_the_same_shoe(engine: sqlalchemy.Engi
     assert opened is not None and opened.notes == ["new_round"]
     assert runtime.number == 2 and runtime.view(None)["phase"] == "betting"
     assert runtime.view(None)["deadline"] is None  # the betting clock starts with a bet
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=30)
-    runtime.apply("bet", "bob", {"box": 2, "amount": "50"}, now=31)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=30)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "50"}, now=31)
     assert runtime.view(None)["deadline"] == {"kind": "betting", "at": 45.0, "for": None}
     dealt = runtime.tick(now=45)
     cards = [e["card"] for e in _events(dealt) if e["type"] == "card_dealt"]
@@ -199,10 +199,10 @@ def test_live_rounds_follow_one_another_on_the_same_shoe(engine: sqlalchemy.Engi
     assert runtime.view(None)["offers"] == []  # no Ace up: no insurance
     _hole_hidden(runtime, LIVE_HOLE_2)
     assert runtime.view("ann")["turn"] == {"box": 1, "hand": 1, "yours": True}
-    runtime.apply("stand", "ann", {}, now=46)
+    act(runtime, "stand", "ann", {}, now=46)
     _hole_hidden(runtime, LIVE_HOLE_2)
     assert runtime.view("bob")["turn"] == {"box": 2, "hand": 1, "yours": True}
-    end = runtime.apply("stand", "bob", {}, now=47)
+    end = act(runtime, "stand", "bob", {}, now=47)
     assert end.over and runtime.round.phase is Phase.SETTLED
     assert runtime.view(None)["dealer"]["cards"] == ["5S", LIVE_HOLE_2, "3S"]
     assert _results(runtime) == [
@@ -222,7 +222,7 @@ def test_rws_surrender_offer_then_stand_on_17_and_the_dealer_busts(
     dealer's draw to 17 (6+9+K busts): the browser test's shoe."""
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "rws-v5", RWS_SHOE, betting_seconds=2, offer_seconds=30)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
     assert balance(engine, ids["ann"]) == Decimal("975.00")
     dealt = runtime.tick(now=3)
     cards = [e["card"] for e in _events(dealt) if e["type"] == "card_dealt"]
@@ -239,15 +239,15 @@ def test_rws_surrender_offer_then_stand_on_17_and_the_dealer_busts(
     ]
     for op, args in refused:
         with pytest.raises(IllegalActionError):
-            runtime.apply(op, "bob", args, now=4)  # another player's browser, out of turn
-    runtime.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=5)
+            act(runtime, op, "bob", args, now=4)  # another player's browser, out of turn
+    act(runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=5)
     view = runtime.view("ann")
     assert view["turn"] == {"box": 1, "hand": 1, "yours": True}
     assert view["legal_actions"] == ["hit", "stand", "double"]
     assert view["deadline"] == {"kind": "decision", "at": 25.0, "for": "1.1"}
     with pytest.raises(IllegalActionError, match="seated player ann"):
-        runtime.apply("stand", "bob", {}, now=6)
-    end = runtime.apply("stand", "ann", {}, now=7)
+        act(runtime, "stand", "bob", {}, now=6)
+    end = act(runtime, "stand", "ann", {}, now=7)
     assert end.over and runtime.round.phase is Phase.SETTLED
     assert runtime.view(None)["dealer"]["cards"] == ["6D", "9C", "KD"]
     assert _results(runtime) == [("ann", 1, "main", "win", "25.00")]
@@ -264,7 +264,7 @@ def test_a_stopping_process_deals_no_new_round_and_plays_out_the_one_in_play(
     is played out first, then the table can be handed over."""
     ids = make_users(engine, "ann")
     runtime = table(engine, ids, "rws-v5", RWS_SHOE, betting_seconds=2, offer_seconds=30)
-    runtime.apply("bet", "ann", {"box": 1, "amount": "25"}, now=1)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "25"}, now=1)
     assert runtime.drain() is True  # still taking bets: it can go as it is
     assert runtime.tick(now=3) is None and runtime.round.phase is Phase.BETTING
     total, dealt = runtime.confirm_bets("ann", now=3)
@@ -277,8 +277,8 @@ def test_a_stopping_process_deals_no_new_round_and_plays_out_the_one_in_play(
     playing.tick(now=playing.deadline.at if playing.deadline else 3)  # no more bets
     assert playing.round.phase is not Phase.BETTING
     assert playing.drain() is False
-    playing.apply("decline", "ann", {"box": 1, "kind": "surrender"}, now=5)
+    act(playing, "decline", "ann", {"box": 1, "kind": "surrender"}, now=5)
     assert playing.drain() is False
-    assert playing.apply("stand", "ann", {}, now=7).over
+    assert act(playing, "stand", "ann", {}, now=7).over
     assert playing.drain() is True  # played out: now it can go
     assert books(engine) == []

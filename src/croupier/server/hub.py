@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, assert_never
 
 import sqlalchemy as sa
 from fastapi import WebSocket
@@ -25,7 +25,7 @@ from croupier.errors import CroupierError
 from croupier.events import BetReturned
 from croupier.presets import Preset, find_preset
 from croupier.round import Phase
-from croupier.server import accounts, commits, ledger
+from croupier.server import accounts, commits, ledger, operations
 from croupier.server.actor import TableActor
 from croupier.server.cluster import GRACE_SECONDS, Claims
 from croupier.server.db import normalize_url
@@ -38,6 +38,19 @@ from croupier.server.errors import (
     TableUnavailable,
 )
 from croupier.server.metrics import Metrics
+from croupier.server.operations import (
+    Apply,
+    ConfirmBets,
+    Disconnected,
+    EventsSince,
+    LeaveBox,
+    Log,
+    Summary,
+    TableOperation,
+    TakeBox,
+    View,
+    Welcome,
+)
 from croupier.server.ownership import Ownership
 from croupier.server.protocol import RateLimiter
 from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRuntime
@@ -634,15 +647,16 @@ class Hub:
     async def call(
         self,
         table: str,
-        op: str,
-        args: Mapping[str, Any],
+        operation: TableOperation,
         *,
         first: Callable[[Any], None] | None = None,
     ) -> Any:
-        """Run the table operation ``op`` where ``table`` is run; returns its result.
+        """Run ``operation`` where ``table`` is run; returns its result.
 
         ``first`` is given the result before the table announces what the operation
-        did (the player hears that his command was taken, then what it did).
+        did (the player hears that his command was taken, then what it did).  The
+        operation goes as it is to the table's actor here, as JSON through the bus to
+        the process that runs the table otherwise.
 
         Raises:
             Refused: the process that runs the table refused it (the code says why).
@@ -656,7 +670,7 @@ class Hub:
                 async def said_here(result: Any) -> None:
                     tell(result)
 
-            return await self._here(table, op, args, said_here, asked_here=True)
+            return await self._here(table, operation, said_here, asked_here=True)
         if self.bus is None:
             raise TableUnavailable(f"table {table!r} is not running")
         if self.claims is not None and table in self.claims.vacant:
@@ -667,7 +681,7 @@ class Hub:
             if first is not None and "result" in reply:
                 first(reply["result"])
 
-        reply = await self.bus.request(table, {"op": op, "args": dict(args)}, first=said)
+        reply = await self.bus.request(table, operation.to_json(), first=said)
         if "error" in reply:
             refused = reply["error"]
             raise Refused(refused["code"], refused["message"], refused.get("clause"))
@@ -679,7 +693,8 @@ class Hub:
         body: dict[str, Any],
         reply: Callable[[dict[str, Any]], Awaitable[None]],
     ) -> dict[str, Any]:
-        """Answer another process's request for a table this process runs.
+        """Answer another process's request for a table this process runs: its
+        operation read from its JSON once (:func:`~croupier.server.operations.from_json`).
 
         A command's reply goes out as soon as it is taken, before the table announces
         what it did, as it would to a player connected here.
@@ -689,7 +704,8 @@ class Hub:
             await reply({"result": result})
 
         try:
-            result = await self._here(table, str(body["op"]), body["args"], first, asked_here=False)
+            operation = operations.from_json(body)
+            result = await self._here(table, operation, first, asked_here=False)
         except Exception as problem:
             said = refusal(problem)
             if said is None:
@@ -701,8 +717,7 @@ class Hub:
     async def _here(
         self,
         table: str,
-        op: str,
-        args: Mapping[str, Any],
+        operation: TableOperation,
         first: Callable[[Any], Awaitable[None]] | None,
         *,
         asked_here: bool,
@@ -712,78 +727,69 @@ class Hub:
         async def seats_changed(_: None) -> None:
             await self.broadcast(table, None)
 
-        if op == "view":
-            viewer, dealer = args["viewer"], bool(args["dealer"])
-            return await actor.call(lambda: runtime.view(viewer, dealer=dealer))
-        if op == "welcome":
-            name, dealer = str(args["viewer"]), bool(args["dealer"])
+        match operation:
+            case View(viewer=viewer, dealer=dealer):
+                return await actor.call(lambda: runtime.view(viewer, dealer=dealer))
+            case Welcome(viewer=name, dealer=dealer):
+                back: list[bool] = []
 
-            back: list[bool] = []
+                def welcome() -> dict[str, Any]:
+                    back.append(name in runtime.away)
+                    runtime.reconnected(name)
+                    return runtime.view(name, dealer=dealer)
 
-            def welcome() -> dict[str, Any]:
-                back.append(name in runtime.away)
-                runtime.reconnected(name)
-                return runtime.view(name, dealer=dealer)
+                async def returned(_: dict[str, Any]) -> None:
+                    if back and back[0]:  # the others were told he was away
+                        await self.broadcast(table, None)
 
-            async def returned(_: dict[str, Any]) -> None:
-                if back and back[0]:  # the others were told he was away
-                    await self.broadcast(table, None)
+                return await actor.call(welcome, returned)
+            case Summary(watching=watching):
+                if not asked_here:
+                    watching += len(self.connections[table])
+                return await actor.call(partial(table_summary, runtime, watching))
+            case EventsSince(round=round_id, first=since, dealer=dealer):
+                return await actor.call(
+                    lambda: runtime.events_since(round_id, since, dealer=dealer)
+                )
+            case Log(rounds=rounds):
+                return await actor.call(lambda: runtime.log(rounds))
+            case TakeBox(player=name, box=box):
+                await actor.call(lambda: runtime.take_box(name, box), seats_changed)
+                return None
+            case LeaveBox(player=name, box=box):
+                await actor.call(lambda: runtime.leave_box(name, box), seats_changed)
+                return None
+            case Disconnected(player=name, now=now):
+                actor.post(lambda: runtime.disconnected(name, now), self._told_away(table, name))
+                return None
+            case ConfirmBets(player=name, now=now):
 
-            return await actor.call(welcome, returned)
-        if op == "summary":
-            watching = int(args["watching"]) + (
-                len(self.connections[table]) if not asked_here else 0
-            )
-            return await actor.call(partial(table_summary, runtime, watching))
-        if op == "events_since":
-            round_id, since = str(args["round"]), int(args["first"])
-            dealer = bool(args["dealer"])
-            return await actor.call(lambda: runtime.events_since(round_id, since, dealer=dealer))
-        if op == "log":
-            rounds = int(args["rounds"])
-            return await actor.call(lambda: runtime.log(rounds))
-        if op == "take_box":
-            name, box = str(args["player"]), int(args["box"])
-            await actor.call(lambda: runtime.take_box(name, box), seats_changed)
-            return None
-        if op == "leave_box":
-            name, box = str(args["player"]), int(args["box"])
-            await actor.call(lambda: runtime.leave_box(name, box), seats_changed)
-            return None
-        if op == "disconnected":
-            name, now = str(args["player"]), float(args["now"])
-            actor.post(lambda: runtime.disconnected(name, now), self._told_away(table, name))
-            return None
-        if op == "confirm_bets":
-            name, now = str(args["player"]), float(args["now"])
+                async def confirmed(result: tuple[Decimal, Outcome | None]) -> None:
+                    total, outcome = result
+                    if first is not None:
+                        await first(str(total))
+                    await self.announce(table, outcome, await self.balances(table, outcome))
 
-            async def confirmed(result: tuple[Decimal, Outcome | None]) -> None:
-                total, outcome = result
-                if first is not None:
-                    await first(str(total))
-                await self.announce(table, outcome, await self.balances(table, outcome))
-
-            total, _ = await actor.call(lambda: runtime.confirm_bets(name, now), confirmed)
-            return str(total)
-        if op == "apply":
-            return await self._apply(table, args, first, asked_here=asked_here)
-        raise Refused("invalid", f"no table operation {op!r}")
+                total, _ = await actor.call(lambda: runtime.confirm_bets(name, now), confirmed)
+                return str(total)
+            case Apply():
+                return await self._apply(table, operation, first, asked_here=asked_here)
+            case _:
+                assert_never(operation)
 
     async def _apply(
         self,
         table: str,
-        args: Mapping[str, Any],
+        operation: Apply,
         first: Callable[[Any], Awaitable[None]] | None,
         *,
         asked_here: bool,
     ) -> dict[str, Any]:
         runtime, actor = self.runtimes[table], self.actors[table]
-        op, player, command = str(args["op"]), args["player"], dict(args["args"])
-        now, key, user = float(args["now"]), args["key"], int(args["user"])
-        by = None if args.get("by") is None else str(args["by"])
+        player, user = operation.player, operation.user
         if player is not None:
             # The player's id came with his command (his session's): never asked again.
-            self._ids[str(player)] = user
+            self._ids[player] = user
         # Whose balances go out if the round ends, read here on the loop that owns the
         # connections; the worker thread only reads the ledger.
         present = {c.user.id for c in self.connections[table] if c.user is not None}
@@ -792,14 +798,13 @@ class Hub:
             # The balances to send, read in the input's own transaction: everyone's here
             # when the round is over, the acting player's otherwise (when he is here).
             outcome = runtime.apply(
-                op,
-                player,
-                command,
-                now=now,
-                key=key,
+                operation.command,
+                now=operation.now,
+                key=operation.key,
+                given=operation.given,
                 balances={user} if asked_here else (),
                 balances_at_end=present,
-                by=by,
+                by=operation.by,
             )
             return outcome, outcome.balances
 
@@ -833,7 +838,7 @@ class Hub:
 
         async def tell() -> None:
             try:
-                await self.call(table, "disconnected", {"player": name, "now": now})
+                await self.call(table, Disconnected(name, now))
             except Exception as problem:
                 _log.warning("table %s: %s's leaving not told: %s", table, name, problem)
 

@@ -22,18 +22,28 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import sqlalchemy as sa
 
-from croupier.commands import Issuer, ops_for
+from croupier.commands import (
+    CloseBets,
+    Command,
+    Interrupt,
+    Issuer,
+    PlaceBet,
+    TimeOut,
+    Void,
+    Withdraw,
+    ops_for,
+)
 from croupier.errors import CroupierError
 from croupier.events import Event
-from croupier.inputs import apply_input
+from croupier.inputs import apply_input, arguments
 from croupier.presets import find_preset
 from croupier.round import Phase, Round
 from croupier.rules import Rules
@@ -49,6 +59,8 @@ from croupier.shoe import CompositionCheck, DealerEntry
 __all__ = [
     "OPS",
     "ActionRefused",
+    "CutCard",
+    "Input",
     "Outcome",
     "TableConfig",
     "TableRuntime",
@@ -57,6 +69,8 @@ __all__ = [
 
 #: What a player may ask of a round, what a dealer may, and what only the table's clocks
 #: do: read from the commands (:mod:`croupier.commands`), and the dealer's cut card mark.
+#: Who may send which is asked once, of the command's :class:`Issuer`, where the
+#: command comes in (the table socket).
 PLAYER_OPS = ops_for(Issuer.PLAYER)
 DEALER_OPS = ops_for(Issuer.DEALER) | {"cut_card"}
 SYSTEM_OPS = ops_for(Issuer.TABLE)
@@ -65,6 +79,26 @@ OPS = PLAYER_OPS | DEALER_OPS | SYSTEM_OPS
 _OVER = (Phase.SETTLED, Phase.VOID)
 R = TypeVar("R")
 _NOTHING = Decimal(0)
+
+
+@dataclass(frozen=True, slots=True)
+class CutCard:
+    """The dealer's mark that the cut card came out (a table dealt by hand): the shoe
+    is shuffled after this round.  The server's own input, not an engine command: the
+    round's record does not keep it."""
+
+    op: ClassVar[str] = "cut_card"
+    issuer: ClassVar[Issuer] = Issuer.DEALER
+
+
+#: An input to a table: one of the engine's commands, or the dealer's cut card mark.
+Input = Command | CutCard
+
+
+def player_of(command: Input) -> str | None:
+    """The player who issues ``command`` (``None``: the table's own, or a dealer's)."""
+    player = getattr(command, "player", None)
+    return player if isinstance(player, str) else None
 
 
 class ActionRefused(ServerError):
@@ -289,7 +323,7 @@ class TableRuntime:
         if self.round.phase is Phase.BETTING:
             self._set_deadline(now)
             return
-        self.recovered = self.apply("interrupt", None, {}, now=now, system=True)
+        self.recovered = self.apply(Interrupt(), now=now)
 
     def _open_round(self, now: float) -> None:
         if self.shoe is not None and self.shoe.needs_shuffle:
@@ -335,19 +369,21 @@ class TableRuntime:
 
     def apply(
         self,
-        op: str,
-        player: str | None,
-        args: Mapping[str, Any],
+        command: Input,
         *,
         now: float,
         key: str | None = None,
-        system: bool = False,
+        given: Collection[str] | None = None,
         balances: Collection[int] = (),
         balances_at_end: Collection[int] = (),
         by: str | None = None,
     ) -> Outcome:
         """Apply an input: to the engine, to the record and the wallet, in one transaction.
 
+        The ``command`` is the engine's own, applied as it is (:meth:`Round.apply`); who
+        may issue it was asked where it came in (the table socket), never here.  Its
+        record keeps the arguments its sender ``given`` (``None``: all of them, an
+        input of the table's own), as he sent them (:func:`croupier.inputs.arguments`).
         ``by`` names the dealer account that entered a dealer's input (recorded with it).
 
         The ``balances`` of these users (ids) whose money the input moved, and those of
@@ -363,13 +399,20 @@ class TableRuntime:
             PlayRefused: the player's own limits, break or exclusion forbid the stake.
             CroupierError: the engine refused it (its typed error names why).
         """
-        if op not in OPS or (not system and op in SYSTEM_OPS):
-            raise ActionRefused(f"unknown action {op!r}", code="unknown")
         inputs = self.record.inputs
+        player = player_of(command)
+        entry = RecordedInput(
+            command.op,
+            player,
+            {} if isinstance(command, CutCard) else arguments(command, given),
+            _iso(now),
+            key,
+            by,
+        )
         seq = None if key is None else self._keys().get((player, key))
         if seq is not None:
             earlier = inputs[seq]
-            if earlier.op != op or earlier.args != dict(args):
+            if earlier.op != entry.op or earlier.args != entry.args:
                 # A key names one command: reused for another, it is refused, not
                 # answered as a retry (the other command would be silently lost).
                 raise ActionRefused(
@@ -380,17 +423,16 @@ class TableRuntime:
             return Outcome([], self.round.phase in _OVER, seq, retried=True)
         if self.round.phase in _OVER:
             raise ActionRefused("the round is over; the next opens shortly", code="round_over")
-        if op == "bet" and player is not None:
-            self._check_box(player, int(args.get("box", 0)), str(args.get("bet", "main")))
-        if op == "cut_card":
+        if isinstance(command, PlaceBet):
+            self._check_box(command.player, command.box, command.bet)
+        if isinstance(command, CutCard):
             if self.entry is None:
                 raise ActionRefused("this table deals from the server's shoe", code="not_dealer")
             self.entry.mark_cut_card()
             return Outcome([], False, len(inputs))
         start = len(self.round.events)
-        entry = RecordedInput(op, player, dict(args), _iso(now), key, by)
         # A refused input changes nothing in the round: its typed error goes back as it is.
-        apply_input(self.round, op, player, args)
+        self.round.apply(command)
         events = list(self.round.events[start:])
         record = self.record.with_input(entry)
         if self.round.phase in _OVER:
@@ -407,8 +449,8 @@ class TableRuntime:
         self.stored = True
         if key is not None:
             self._keys()[player, key] = len(inputs)
-        if op in ("bet", "withdraw") and player is not None:
-            self.confirmed.discard(player)  # a changed bet is confirmed again
+        if isinstance(command, PlaceBet | Withdraw):
+            self.confirmed.discard(command.player)  # a changed bet is confirmed again
         over = self.round.phase in _OVER
         self._on_table = None if over else staked
         self._set_deadline(now)
@@ -702,7 +744,7 @@ class TableRuntime:
         # back when the time-out fails (say, the database), so the next tick retries it.
         self.deadline = None
         try:
-            return self.apply("time_out", None, {}, now=now, system=True)
+            return self.apply(TimeOut(), now=now)
         except Exception:
             self.deadline = deadline
             raise
@@ -714,16 +756,14 @@ class TableRuntime:
             # Every bet went back: the round waits for bets as before.
             return returned
         try:
-            closed = self.apply("close_bets", None, {}, now=now, system=True)
+            closed = self.apply(CloseBets(), now=now)
             if returned is not None:
                 closed.events[:0] = returned.events
                 closed.first = returned.first
             return closed
         except CroupierError as error:
             # No bet can open the round (say, only side bets): every bet goes back.
-            return self.apply(
-                "void", None, {"reason": f"bets could not close: {error}"}, now=now, system=True
-            )
+            return self.apply(Void(f"bets could not close: {error}"), now=now)
 
     def confirm_bets(self, player: str, now: float) -> tuple[Decimal, Outcome | None]:
         """``player`` says his bets are made: returns their total, and the round's deal
@@ -805,13 +845,7 @@ class TableRuntime:
         outcome: Outcome | None = None
         for placed in list(self.round.placed_bets):
             if placed.box in short:
-                outcome = self.apply(
-                    "withdraw",
-                    placed.player,
-                    {"box": placed.box, "bet": placed.bet},
-                    now=now,
-                    system=True,
-                )
+                outcome = self.apply(Withdraw(placed.player, placed.box, placed.bet), now=now)
                 events.extend(outcome.events)
         assert outcome is not None
         outcome.events = events

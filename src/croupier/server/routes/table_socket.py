@@ -18,6 +18,8 @@ from typing import Any
 import starlette.websockets
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from croupier.commands import Issuer, command_from_json
+from croupier.server import operations
 from croupier.server.dependencies import SESSION_COOKIE, TableHub
 from croupier.server.errors import SessionExpired, TableUnavailable
 from croupier.server.hub import Connection, Hub, refusal
@@ -33,7 +35,7 @@ from croupier.server.protocol import (
     TakeBox,
     parse_message,
 )
-from croupier.server.runtime import DEALER_OPS, PLAYER_OPS, ActionRefused
+from croupier.server.runtime import ActionRefused, CutCard, Input
 from croupier.server.transports import protocol_of, transport_of
 from croupier.server.wire import encode, wire_of
 
@@ -95,7 +97,7 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
         hub.keep(connection.writer)
     hub.connections[table].add(connection)
     try:
-        view = await hub.call(table, "view", {"viewer": None, "dealer": False})
+        view = await hub.call(table, operations.View(viewer=None, dealer=False))
         welcome = {"type": "welcome", "table": table, "you": None, "state": view}
         await hub.send(connection, welcome)
         while True:
@@ -224,7 +226,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
         hub._ids[signed.name] = signed.id
         dealer = signed.role.is_staff
         try:
-            view = await hub.call(table, "welcome", {"viewer": signed.name, "dealer": dealer})
+            view = await hub.call(table, operations.Welcome(viewer=signed.name, dealer=dealer))
         except TableUnavailable as problem:
             await error(hub, connection, "unavailable", str(problem))
             return
@@ -247,30 +249,39 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
         await error(hub, connection, "session_expired", str(problem), message_key(message))
         return
     try:
-        if isinstance(message, TakeBox | LeaveBox):
-            op = "take_box" if isinstance(message, TakeBox) else "leave_box"
-            await hub.call(table, op, {"player": user.name, "box": message.box})
+        if isinstance(message, TakeBox):
+            await hub.call(table, operations.TakeBox(user.name, message.box))
+            return
+        if isinstance(message, LeaveBox):
+            await hub.call(table, operations.LeaveBox(user.name, message.box))
             return
         if isinstance(message, ConfirmBets):
 
             def confirmed(total: Any) -> None:
                 connection.push(encode({"type": "bets_confirmed", "total": total}))
 
-            await hub.call(
-                table, "confirm_bets", {"player": user.name, "now": now}, first=confirmed
-            )
+            await hub.call(table, operations.ConfirmBets(user.name, now), first=confirmed)
             return
         assert isinstance(message, Action)
         op = message.op
-        if op in DEALER_OPS and op not in PLAYER_OPS:
+        # Who may send it, asked here once, of the command's issuer: a player for
+        # himself, a dealer (or admin) for the table, nobody for the table's own.
+        if message.issuer is Issuer.DEALER:
             if not user.role.is_staff:
                 raise ActionRefused(f"{op}: for the table's dealer only", code="forbidden")
             player = None
-        elif op in PLAYER_OPS:
+        elif message.issuer is Issuer.PLAYER:
             player = user.name
         else:
             raise ActionRefused(f"{op}: only the table does that", code="forbidden")
         key = message.key
+        # The engine's command, read once: it travels as itself from here on.
+        given = message.arguments()
+        command: Input = (
+            CutCard()
+            if message.command is None
+            else command_from_json({"op": op, "player": player, "args": given})
+        )
 
         def ack(result: dict[str, Any]) -> None:
             # The ack goes first: the player hears his command was taken, then what it
@@ -285,10 +296,16 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
                 body["key"] = key
             connection.push(encode(body))
 
-        args = {"op": op, "player": player, "args": message.arguments(), "now": now}
-        if player is None:
-            args["by"] = user.name  # the dealer account, recorded with its input
-        result = await hub.call(table, "apply", {**args, "key": key, "user": user.id}, first=ack)
+        applied = operations.Apply(
+            command,
+            now=now,
+            user=user.id,
+            key=key,
+            # The dealer account, recorded with its input.
+            by=user.name if player is None else None,
+            given=frozenset(given),
+        )
+        result = await hub.call(table, applied, first=ack)
     except Exception as problem:
         said = refusal(problem)
         if said is None:
@@ -304,9 +321,9 @@ async def events_since(hub: Hub, connection: Connection, table: str, message: Ev
     """Send the round's events the client missed (anyone at the table may ask: the
     events are those it would have been sent)."""
     dealer = connection.user is not None and connection.user.role.is_staff
-    args = {"round": message.round, "first": message.first, "dealer": dealer}
+    asked = operations.EventsSince(round=message.round, first=message.first, dealer=dealer)
     try:
-        events = await hub.call(table, "events_since", args)
+        events = await hub.call(table, asked)
     except TableUnavailable as problem:
         await error(hub, connection, "unavailable", str(problem))
         return

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from croupier.describe import describe_rules
 from croupier.presets import find_preset
-from croupier.server import history
+from croupier.server import history, operations
 from croupier.server.dependencies import Database, Figures, Histories, TableHub
 from croupier.server.errors import TableUnavailable
 from croupier.server.http_errors import ErrorOut, HttpError
@@ -68,7 +68,7 @@ async def tables(hub: TableHub) -> list[TableOut]:
     for table, config in hub.configs.items():
         watching = len(hub.connections[table])
         try:
-            summary = await hub.call(table, "summary", {"watching": watching})
+            summary = await hub.call(table, operations.Summary(watching))
         except TableUnavailable:  # being taken over: the lobby shows it without seats
             summary = config_summary(config, watching)
         summaries.append(TableOut(**summary))
@@ -79,7 +79,7 @@ async def tables(hub: TableHub) -> list[TableOut]:
 async def table_state(config: Table, hub: TableHub) -> dict[str, Any]:
     """A table as a watcher sees it."""
     try:
-        view: dict[str, Any] = await hub.call(config.id, "view", {"viewer": None, "dealer": False})
+        view: dict[str, Any] = await hub.call(config.id, operations.View(viewer=None, dealer=False))
     except TableUnavailable as problem:
         raise HttpError(503, "unavailable", str(problem)) from None
     return view
@@ -93,7 +93,7 @@ async def table_log(
     round at the table, oldest first, as a watcher sees them (read back from the
     database after a restart)."""
     try:
-        log: list[dict[str, Any]] = await hub.call(config.id, "log", {"rounds": rounds})
+        log: list[dict[str, Any]] = await hub.call(config.id, operations.Log(rounds))
     except TableUnavailable as problem:
         raise HttpError(503, "unavailable", str(problem)) from None
     return log
