@@ -47,7 +47,7 @@ from croupier.server import db  # noqa: E402
 from croupier.server.commits import for_engine  # noqa: E402
 from croupier.server.runtime import TableRuntime  # noqa: E402
 from croupier.server.schema import metadata  # noqa: E402
-from tests.server.tables import make_crowd, table  # noqa: E402
+from tests.server.tables import act, make_crowd, table  # noqa: E402
 
 SEATED = [f"seat{box}" for box in range(1, 8)]
 
@@ -94,13 +94,13 @@ def play_out(runtime: TableRuntime, now: float) -> tuple[int, float]:
         if game.offers:
             offer = game.offers[0]
             args = {"box": offer.box, "kind": offer.kind.value}
-            runtime.apply("decline", offer.player, args, now=now)
+            act(runtime, "decline", offer.player, args, now=now)
         else:
             assert game.current_turn is not None
             box, hand = game.current_turn
             total = hand_total(game.boxes[box - 1].hands[hand - 1].cards).total
             op = "hit" if total < 17 else "stand"
-            runtime.apply(op, SEATED[box - 1], {}, now=now)
+            act(runtime, op, SEATED[box - 1], {}, now=now)
         inputs += 1
     return inputs, now
 
@@ -116,7 +116,7 @@ def seated(engine: sqlalchemy.Engine, rounds: int, profile: bool) -> None:
     with cpu(f"seated, {rounds} rounds", counted, profile):
         for _ in range(rounds):
             for box, name in enumerate(SEATED, start=1):
-                runtime.apply("bet", name, {"box": box, "amount": "25"}, now=now)
+                act(runtime, "bet", name, {"box": box, "amount": "25"}, now=now)
             inputs += len(SEATED)
             runtime.tick(now=now + runtime.config.betting_seconds)
             now += runtime.config.betting_seconds
@@ -133,14 +133,14 @@ def behind(engine: sqlalchemy.Engine, crowd: int, batch: int, profile: bool) -> 
     runtime = table(engine, ids, "rws-v5", commits=for_engine(engine))
     now = 1.0
     for box, name in enumerate(SEATED, start=1):
-        runtime.apply("bet", name, {"box": box, "amount": "25"}, now=now)
+        act(runtime, "bet", name, {"box": box, "amount": "25"}, now=now)
     first, second = names[:crowd], names[crowd:]
     with cpu(f"{crowd} behind, one by one", lambda: crowd, profile):
         for n, name in enumerate(first):
-            runtime.apply("bet", name, {"box": n % 7 + 1, "amount": "5"}, now=now)
+            act(runtime, "bet", name, {"box": n % 7 + 1, "amount": "5"}, now=now)
 
     def bet(name: str, box: int) -> Callable[[], object]:
-        return lambda: runtime.apply("bet", name, {"box": box, "amount": "5"}, now=now)
+        return lambda: act(runtime, "bet", name, {"box": box, "amount": "5"}, now=now)
 
     with cpu(f"{crowd} more behind, {batch} together", lambda: crowd, profile):
         for start in range(0, crowd, batch):
