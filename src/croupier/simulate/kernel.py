@@ -233,9 +233,13 @@ def _deal(
     if fixed:
         return np.int64(shoe[pos]), s0, s1, s2, s3
     offset, s0, s1, s2, s3 = _below(shoe.shape[0] - pos, s0, s1, s2, s3)
-    card = shoe[pos + offset]
-    shoe[pos + offset] = shoe[pos]
-    shoe[pos] = card
+    # Unsigned indices: a signed one is wrapped around for negative values first, which
+    # put two more steps between the generator and every card (about 8% of a round).
+    here = np.uint64(pos)
+    there = np.uint64(pos + offset)
+    card = shoe[there]
+    shoe[there] = shoe[here]
+    shoe[here] = card
     return np.int64(card), s0, s1, s2, s3
 
 
@@ -1254,6 +1258,7 @@ def _play_plain(
                     hole_card = second_dealer
             up_points = _points(up)
             up_index = up_points - 1
+            up_column = np.uint64(up_index)
             up_ace = up_points == 1
             up_blackjack = up_ace or up_points == 10
             # -- interim settlement: blackjacks at once, the RWS surrender offer, the peek
@@ -1329,10 +1334,11 @@ def _play_plain(
                     ace = aces[row]
                 total = _total(hard, ace)
                 soft = 1 if ace and hard <= 11 else 0
+                # (Unsigned indices, as in _deal: no wrap-around for negative ones.)
                 if can_split and _pair_by_rule(one, two, by_rank):
-                    action = pair_actions[_points(one) - 1, up_index]
+                    action = pair_actions[np.uint64(_points(one) - 1), up_column]
                 else:
-                    action = first_actions[soft, total, up_index]
+                    action = first_actions[np.uint64(soft), np.uint64(total), up_column]
                 if action != A_SPLIT:
                     # The box's one hand, played out here: the loop below, for the box whose
                     # first decision is a split, plays the same way (and decides that again).
@@ -1355,7 +1361,7 @@ def _play_plain(
                                 break
                             total = _total(hard, ace)
                             soft = 1 if ace and hard <= 11 else 0
-                            if not drawn_hits[soft, total, up_index]:
+                            if not drawn_hits[np.uint64(soft), np.uint64(total), up_column]:
                                 break
                         if void:
                             break
