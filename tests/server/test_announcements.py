@@ -11,8 +11,9 @@ from pathlib import Path
 import sqlalchemy
 
 from croupier.commands import PlaceBet
+from croupier.server.connections import Connection
 from croupier.server.db import connect, migrate
-from croupier.server.hub import BETS_ANNOUNCED_EVERY, Connection, Hub
+from croupier.server.hub import BETS_ANNOUNCED_EVERY, Hub
 from croupier.server.operations import Apply, TakeBox, View
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings

@@ -24,9 +24,11 @@ from starlette.testclient import WebSocketTestSession
 from croupier.cli import cli
 from croupier.script import play_script
 from croupier.server import accounts
+from croupier.server import connections as connections_module
 from croupier.server import hub as hub_module
+from croupier.server import sessions as sessions_module
 from croupier.server.app import Settings, create_app
-from croupier.server.hub import OUTBOX_MESSAGES, Connection
+from croupier.server.connections import OUTBOX_MESSAGES, Connection
 from croupier.server.metrics import LOGGERS, log_json_lines
 from croupier.server.ownership import TableOwned
 from croupier.server.protocol import read_server_message
@@ -458,12 +460,13 @@ def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
     """Past SESSION_RENEW_SECONDS a command is taken on the trust it has, and the session
     is confirmed again (marked as used) behind it, in one transaction with every other
     one due: a socket in play never waits for the database's word."""
-    monkeypatch.setattr(hub_module, "SESSIONS_RENEWED_EVERY", 0.05)
+    monkeypatch.setattr(sessions_module, "SESSIONS_RENEWED_EVERY", 0.05)
     with server(db_url, clock) as client:
         hub: hub_module.Hub = client.app.state.hub  # type: ignore[attr-defined]
         asked: list[str] = []
         batches: list[set[str]] = []
-        confirm, confirm_all = hub.confirm_session, hub.confirm_sessions
+        trust = hub.sessions
+        confirm, confirm_all = trust.confirm, trust.confirm_all
 
         def one(token: str, now: float) -> int:
             asked.append(token)
@@ -473,19 +476,19 @@ def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
             batches.append(set(tokens))
             return confirm_all(tokens, now)
 
-        monkeypatch.setattr(hub, "confirm_session", one)
-        monkeypatch.setattr(hub, "confirm_sessions", many)
+        monkeypatch.setattr(trust, "confirm", one)
+        monkeypatch.setattr(trust, "confirm_all", many)
         token = sign_up(client, "ann")
         socket = next(seated := seat(client, "rws", token))
         _command(socket)
         assert asked == [token] and batches == []  # the first command asks
         first = clock.now
-        clock.now = first + hub_module.SESSION_RENEW_SECONDS + 1
+        clock.now = first + sessions_module.SESSION_RENEW_SECONDS + 1
         _command(socket)  # taken on the trust it has, and confirmed again behind it
         wait_for(lambda: batches == [{token}])
         assert asked == [token]
         renewed = clock.now
-        wait_for(lambda: hub._sessions.get(token) == renewed)
+        wait_for(lambda: trust.trusted_since(token) == renewed)
         with hub.engine.connect() as conn:
             seen = conn.execute(
                 sa.select(sessions.c.last_seen).where(
@@ -494,7 +497,7 @@ def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
             ).scalar_one()
         assert seen.replace(tzinfo=UTC).timestamp() == renewed  # marked as used then
         # Past the first word's trust, on the renewal's word: still no wait.
-        clock.now = first + hub_module.SESSION_RECHECK_SECONDS + 2
+        clock.now = first + sessions_module.SESSION_RECHECK_SECONDS + 2
         _command(socket)
         assert asked == [token]
         seated.close()
@@ -508,16 +511,18 @@ def test_a_session_ended_while_it_is_confirmed_again_stays_ended(db_url: str, cl
         hub: hub_module.Hub = client.app.state.hub  # type: ignore[attr-defined]
         ann, bob = sign_up(client, "ann"), sign_up(client, "bob")
         now = clock.now
-        hub._sessions.update({ann: now, bob: now})
-        hub.forget_session(ann)  # a logout, after the confirmation read ann's session
+        trust = hub.sessions
+        asyncio.run(trust.check(ann, now))
+        asyncio.run(trust.check(bob, now))
+        trust.forget(ann)  # a logout, after the confirmation read ann's session
         with hub.engine.begin() as conn:
             conn.execute(
                 sa.update(users)
                 .where(users.c.name == "bob")
                 .values(disabled_at=datetime.fromtimestamp(now, UTC))
             )
-        asyncio.run(hub._renew_now({ann, bob}))
-        assert ann not in hub._sessions and bob not in hub._sessions
+        asyncio.run(trust.renew({ann, bob}))
+        assert trust.trusted_since(ann) is None and trust.trusted_since(bob) is None
 
 
 def test_binary_frames_and_deeply_nested_json_get_typed_errors(db_url: str, clock: Clock) -> None:
@@ -638,7 +643,7 @@ def test_a_send_that_takes_too_long_drops_the_client_even_in_a_run_of_messages(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each message has its own time limit, the third of a run as much as the first."""
-    monkeypatch.setattr(hub_module, "SEND_SECONDS", 0.05)
+    monkeypatch.setattr(connections_module, "SEND_SECONDS", 0.05)
 
     async def scenario() -> Connection:
         handler = asyncio.create_task(asyncio.Event().wait())

@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
+from croupier.server import connections as connections_module
 from croupier.server import hub as hub_module
 from croupier.server.app import create_app
-from croupier.server.hub import SEND_SECONDS, Connection, Hub
+from croupier.server.connections import SEND_SECONDS, Connection
+from croupier.server.hub import Hub
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings
 from croupier.server.wire import BUFFER_BYTES, Wire, text_frame
@@ -61,6 +63,7 @@ def test_a_change_goes_to_every_watcher_as_the_same_bytes_framed_once(
         return text_frame(text)
 
     monkeypatch.setattr(hub_module, "text_frame", counted)
+    monkeypatch.setattr(connections_module, "text_frame", counted)
     token = sign_in(f"http://{address}", "ann")
     with contextlib.ExitStack() as stack:
         watchers = [stack.enter_context(connect(f"ws://{address}/ws/tables/rws")) for _ in range(3)]

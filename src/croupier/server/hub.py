@@ -1,9 +1,12 @@
 """The tables at run time: their actors, their sockets, and what goes out to them.
 
-The :class:`Hub` holds every table's runtime, its actor and its open connections; a
-:class:`Connection` is one WebSocket at a table, with its own outbox.  The table
-socket's route (:mod:`croupier.server.routes.table_socket`) hands each message to the
-hub's table.
+The :class:`Hub` holds every table's runtime, its actor and its open connections
+(:class:`~croupier.server.connections.Connection`: one WebSocket at a table), runs each
+table operation (:mod:`croupier.server.operations`) where its table is run, and
+announces what the tables do to their sockets, here and, in a cluster, on the other
+processes.  Which sessions it trusts for its sockets' commands is
+:mod:`croupier.server.sessions`'s.  The table socket's route
+(:mod:`croupier.server.routes.table_socket`) hands each message to the hub.
 """
 
 from __future__ import annotations
@@ -11,30 +14,27 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable, Mapping
 from decimal import Decimal
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, assert_never
 
 import sqlalchemy as sa
-from fastapi import WebSocket
 
 from croupier.errors import CroupierError
 from croupier.events import BetReturned
 from croupier.presets import Preset, find_preset
 from croupier.round import Phase
-from croupier.server import accounts, commits, ledger, operations
+from croupier.server import commits, ledger, operations
 from croupier.server.actor import TableActor
 from croupier.server.cluster import GRACE_SECONDS, Claims
+from croupier.server.connections import Connection
 from croupier.server.db import normalize_url
 from croupier.server.errors import (
     InsufficientFunds,
     NotFound,
     PlayRefused,
     ServerError,
-    SessionExpired,
     TableUnavailable,
 )
 from croupier.server.metrics import Metrics
@@ -55,10 +55,11 @@ from croupier.server.ownership import Ownership
 from croupier.server.protocol import RateLimiter
 from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRuntime
 from croupier.server.schema import users
+from croupier.server.sessions import Sessions
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
 from croupier.server.views import personal_view, public_events, public_view
-from croupier.server.wire import BUFFER_BYTES, Outgoing, Wire, encode, text_frame
+from croupier.server.wire import Outgoing, encode, text_frame
 from croupier.server.words import in_words
 
 if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a cluster
@@ -66,12 +67,6 @@ if TYPE_CHECKING:  # the bus needs PostgreSQL's driver: imported only in a clust
 
 __all__ = [
     "DRAIN_SECONDS",
-    "OUTBOX_MESSAGES",
-    "SEND_SECONDS",
-    "SESSIONS_RENEWED_EVERY",
-    "SESSION_RECHECK_SECONDS",
-    "SESSION_RENEW_SECONDS",
-    "Connection",
     "Hub",
     "Refused",
     "refusal",
@@ -80,171 +75,17 @@ __all__ = [
 _log = logging.getLogger("croupier.server")
 
 
-#: Seconds a session confirmed by the database is trusted for a socket's commands before
-#: it is asked again.  A logout, break or self-exclusion through this server, or through
-#: another process of its cluster, ends the trust at once; an account disabled from the
-#: command line, or a logout through a server outside the cluster, is noticed within this
-#: time.
-SESSION_RECHECK_SECONDS = 10.0
-#: Seconds after its confirmation from which a session in use is confirmed again in
-#: the background, with every other one due, before its trust runs out: a socket in
-#: play never waits for the database, and the sessions of a whole room cost one
-#: transaction every :data:`SESSIONS_RENEWED_EVERY` seconds, not one each.
-SESSION_RENEW_SECONDS = 5.0
-#: Seconds between two background confirmations of the sessions due.
-SESSIONS_RENEWED_EVERY = 1.0
-
 #: Seconds a stopping process waits for its rounds in play to end (:meth:`Hub.drain`).
 DRAIN_SECONDS = 30.0
 #: Seconds between two looks at the tables while draining.
 DRAIN_POLL_SECONDS = 0.1
 
-#: Messages that may wait for one socket; a client that lets more pile up is dropped.
-OUTBOX_MESSAGES = 256
-#: Seconds one message may take to go out before its socket is dropped.
-SEND_SECONDS = 10.0
 #: Seconds between two looks at the sockets' waiting bytes (:meth:`Connection.check`).
 SWEEP_SECONDS = 1.0
 #: While a table takes bets, the least seconds between two announcements of what its bets
 #: did: a bet alone is announced at once; a crowd's stream of bets, at most this often
 #: (each bet is acknowledged to its player at once all the same).
 BETS_ANNOUNCED_EVERY = 0.1
-
-
-@dataclass(eq=False)
-class Connection:
-    """One WebSocket at a table.
-
-    What the server sends it is never waited for: a client that stops reading costs
-    only itself.  With a :class:`~croupier.server.wire.Wire` (uvicorn's default
-    WebSocket protocol), each message is written at once to the socket's transport,
-    framed once for everyone who gets the same bytes; past
-    :data:`~croupier.server.wire.BUFFER_BYTES` waiting, or with nothing gone out for
-    :data:`SEND_SECONDS` (:meth:`check`), the connection is dropped.  Without one, the
-    messages go through a bounded outbox, written through ASGI by a task of the
-    connection's own, and a full outbox or a send longer than :data:`SEND_SECONDS`
-    drops it.  A dropped connection's handler is cancelled and its socket cut off.
-    """
-
-    socket: WebSocket
-    table: str
-    user: accounts.User | None = None
-    #: The session token the user authenticated with: every command is checked against it.
-    token: str | None = None
-    limiter: RateLimiter = field(default_factory=RateLimiter)
-    outbox: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(OUTBOX_MESSAGES))
-    #: Why the connection was dropped (None while it is up).
-    dropped: str | None = None
-    handler: asyncio.Task[Any] | None = None
-    writer: asyncio.Task[None] | None = None
-    #: The socket's network transport (:mod:`croupier.server.transports`): aborted when
-    #: the client is dropped for not reading, so its buffers and descriptor go at once.
-    transport: Any = None
-    #: The last message's operation and result (``ok`` or an error code), for the
-    #: metrics and the log.
-    last_op: str = "unknown"
-    last_result: str = "ok"
-    #: The socket's transport written directly (``None``: through ASGI, by :attr:`writer`).
-    wire: Wire | None = None
-    #: Where the wire's frames wait for the end of the event loop's pass, to go out in
-    #: one write with the others sent it meanwhile (``None``: written at once).
-    outgoing: Outgoing | None = None
-    #: Since when (the loop's clock) the wire's buffer has held bytes none of which went
-    #: out, and how many had gone out then (:meth:`check`).
-    _stuck_since: float | None = None
-    _sent: int = 0
-
-    def push(self, text: str, frame: bytes | None = None) -> None:
-        """Send ``text`` to the client (``frame``: the same, framed already), never
-        waiting; a client with too much waiting is dropped."""
-        self.push_all((text,), text_frame(text) if frame is None else frame)
-
-    def push_all(self, texts: Sequence[str], frames: bytes) -> None:
-        """Send the messages ``texts``, in order (``frames``: the same, framed already
-        and joined: one write to the socket for them all), never waiting."""
-        if self.dropped is not None:
-            return
-        wire = self.wire
-        if wire is not None:
-            if wire.buffered() > BUFFER_BYTES:
-                self.drop(f"over {BUFFER_BYTES} bytes waiting: the client is not reading")
-                self.cut_off()
-                return
-            if self.outgoing is not None:
-                self.outgoing.add(wire, frames)
-            else:
-                wire.write(frames)
-            return
-        for text in texts:
-            try:
-                self.outbox.put_nowait(text)
-            except asyncio.QueueFull:
-                self.drop(f"{OUTBOX_MESSAGES} messages waiting: the client is not reading")
-                self.cut_off()
-                return
-
-    def flush(self) -> None:
-        """Write at once what waits for this socket (before a message sent through
-        ASGI, or a close, which must follow it)."""
-        if self.wire is not None and self.outgoing is not None:
-            self.outgoing.flush(self.wire)
-
-    def check(self, now: float) -> None:
-        """Drop a client with a wire none of whose waiting bytes went out for
-        :data:`SEND_SECONDS` (``now``: the loop's clock; the hub asks every second)."""
-        wire = self.wire
-        if wire is None or self.dropped is not None:
-            return
-        waiting = wire.buffered()
-        if not waiting:
-            self._stuck_since = None
-            return
-        sent = wire.written - waiting
-        if self._stuck_since is None or sent != self._sent:
-            self._stuck_since, self._sent = now, sent
-        elif now - self._stuck_since > SEND_SECONDS:
-            self.drop(f"nothing went out for {SEND_SECONDS:g} s: the client is not reading")
-            self.cut_off()
-
-    def drop(self, why: str) -> None:
-        """Give up on the client: its handler stops and its socket closes."""
-        if self.dropped is not None:
-            return
-        self.dropped = why
-        _log.warning("table %s: connection dropped: %s", self.table, why)
-        if self.handler is not None and self.handler is not asyncio.current_task():
-            self.handler.cancel()
-
-    def cut_off(self) -> None:
-        """Abort the network connection of a client that stopped reading: no close
-        frame waits behind bytes it will never read."""
-        if self.wire is not None and self.outgoing is not None:
-            self.outgoing.discard(self.wire)
-        if self.transport is not None:
-            self.transport.abort()
-
-    async def write(self) -> None:
-        """Send the outbox in order, each message within :data:`SEND_SECONDS`."""
-        loop = asyncio.get_running_loop()
-        while True:
-            text = await self.outbox.get()
-            try:
-                # One timer moved on at each message, not the task per message that
-                # ``wait_for`` makes: a table's fan-out is most of what a server sends.
-                async with asyncio.timeout(None) as timer:
-                    while True:
-                        timer.reschedule(loop.time() + SEND_SECONDS)
-                        await self.socket.send_text(text)
-                        if self.outbox.empty():
-                            break
-                        text = self.outbox.get_nowait()
-            except TimeoutError:
-                self.drop(f"a message took over {SEND_SECONDS:g} s to send")
-                self.cut_off()
-                return
-            except Exception as problem:  # the socket is closing: its handler cleans up
-                _log.info("table %s: a message was not sent: %r", self.table, problem)
-                return
 
 
 class Refused(ServerError):
@@ -311,11 +152,14 @@ class Hub:
         )
         self._ids: dict[str, int] = {}
         self._limiters: dict[int, RateLimiter] = {}
-        #: Session token -> when the database last confirmed it (the settings' clock).
-        self._sessions: dict[str, float] = {}
-        #: Sessions in use to be confirmed again in the background, and when that runs.
-        self._renewing: set[str] = set()
-        self._renewal: asyncio.TimerHandle | None = None
+        #: The sessions this process trusts for its sockets' commands.
+        self.sessions = Sessions(
+            engine,
+            self.now,
+            tokens_of=self._tokens_of,
+            tell_others=self._tell_others,
+            keep=self.keep,
+        )
         self.configs: dict[str, TableConfig] = {config.id: config for config in settings.tables}
         #: The tables this process runs, and their actors.
         self.runtimes: dict[str, TableRuntime] = {}
@@ -544,10 +388,7 @@ class Hub:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
-        if self._renewal is not None:  # each is asked again when its trust runs out
-            self._renewal.cancel()
-            self._renewal = None
-            self._renewing.clear()
+        self.sessions.stop()
         if self.claims is not None:
             await self.claims.stop()
         await self._stop_all()
@@ -874,84 +715,16 @@ class Hub:
     def now(self) -> float:
         return self.settings.clock()
 
-    async def check_session(self, token: str, now: float) -> None:
-        """Hold a command to a live session (:class:`SessionExpired` if it is not).
-
-        The database is asked (and the session marked as used) at most once every
-        :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.  A session in use
-        is confirmed again before then, in the background and together with the others
-        due (:meth:`_renew`): only a socket idle for that long waits for the database.
-        """
-        confirmed = self._sessions.get(token)
-        if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
-            if now - confirmed >= SESSION_RENEW_SECONDS:
-                self._renew(token)
-            return
-        try:
-            await asyncio.to_thread(self.confirm_session, token, now)
-        except SessionExpired:
-            self._sessions.pop(token, None)
-            raise
-        if len(self._sessions) > 10_000:  # forget the stale ones now and then
-            self._sessions = {
-                kept: at
-                for kept, at in self._sessions.items()
-                if 0 <= now - at < SESSION_RECHECK_SECONDS
-            }
-        self._sessions[token] = now
-
-    def _renew(self, token: str) -> None:
-        """Have ``token`` confirmed again within :data:`SESSIONS_RENEWED_EVERY` seconds,
-        with every other session due, in one transaction of a worker thread."""
-        self._renewing.add(token)
-        if self._renewal is None:
-            loop = asyncio.get_running_loop()
-            self._renewal = loop.call_later(SESSIONS_RENEWED_EVERY, self._start_renewal)
-
-    def _start_renewal(self) -> None:
-        self._renewal = None
-        tokens, self._renewing = self._renewing, set()
-        self.keep(asyncio.get_running_loop().create_task(self._renew_now(tokens)))
-
-    async def _renew_now(self, tokens: set[str]) -> None:
-        now = self.now()
-        try:
-            alive = await asyncio.to_thread(self.confirm_sessions, tokens, now)
-        except Exception as problem:  # each is asked again when its trust runs out
-            _log.warning("%d sessions were not confirmed again: %s", len(tokens), problem)
-            return
-        for token in tokens:
-            confirmed = self._sessions.get(token)
-            if confirmed is None:  # ended meanwhile (a logout): it stays ended
-                continue
-            if token in alive:
-                self._sessions[token] = max(confirmed, now)
-            else:  # its next command asks the database, which says why it ended
-                del self._sessions[token]
-
-    def confirm_sessions(self, tokens: set[str], now: float) -> set[str]:
-        """Of ``tokens``, the live sessions, marked as used (blocking: a worker thread)."""
-        with self.engine.begin() as conn:
-            return accounts.confirm_alive(conn, tokens, now=_utc(now))
-
-    def forget_session(self, token: str) -> None:
-        """A session ended (a logout): no command is taken on it from now on, here or,
-        in a cluster, on the other processes."""
-        self._sessions.pop(token, None)
-        self._tell_others({"forget_session": accounts.hash_token(token)})
-
-    def forget_user(self, user_id: int) -> None:
-        """Every session of a user ended (a break, self-exclusion): his sockets'
-        commands are asked of the database again, and refused there (on every process
-        of a cluster)."""
-        self._forget_user_here(user_id)
-        self._tell_others({"forget_user": user_id})
-
-    def _forget_user_here(self, user_id: int) -> None:
-        for connection in [c for table in self.connections.values() for c in table]:
-            user = connection.user
-            if user is not None and user.id == user_id and connection.token is not None:
-                self._sessions.pop(connection.token, None)
+    def _tokens_of(self, user_id: int) -> list[str]:
+        """The session tokens of a user's sockets here."""
+        return [
+            connection.token
+            for table in self.connections.values()
+            for connection in table
+            if connection.user is not None
+            and connection.user.id == user_id
+            and connection.token is not None
+        ]
 
     def _tell_others(self, body: dict[str, Any]) -> None:
         """Tell the cluster's other processes (nothing without one)."""
@@ -974,25 +747,6 @@ class Hub:
                 asyncio.run_coroutine_threadsafe(tell(), self._loop)
             return
         self.keep(running.create_task(tell()))
-
-    def _forget_heard(self, body: Mapping[str, Any]) -> None:
-        """Another process ended a session or a user's sessions."""
-        if "forget_user" in body:
-            self._forget_user_here(int(body["forget_user"]))
-        if "forget_session" in body:
-            gone = str(body["forget_session"])
-            for token in [t for t in self._sessions if accounts.hash_token(t) == gone]:
-                self._sessions.pop(token, None)
-
-    def read_session(self, token: str, now: float) -> accounts.User:
-        """The token's user, the session marked as used (blocking: a worker thread)."""
-        with self.engine.begin() as conn:
-            return accounts.authenticate(conn, token, now=_utc(now))
-
-    def confirm_session(self, token: str, now: float) -> int:
-        """The token's user id, the session marked as used (blocking: a worker thread)."""
-        with self.engine.begin() as conn:
-            return accounts.confirm(conn, token, now=_utc(now))
 
     def limiter(self, connection: Connection) -> RateLimiter:
         """The rate limit a message from ``connection`` counts against: the user's own,
@@ -1083,7 +837,7 @@ class Hub:
     async def _heard(self, table: str, body: dict[str, Any]) -> None:
         """What another process's table announced: to the connections here."""
         if not table:
-            self._forget_heard(body)
+            self.sessions.heard(body)
             return
         if table not in self.connections:
             return
@@ -1102,7 +856,3 @@ class Hub:
         user = connection.user.id
         amounts = await asyncio.to_thread(self.read_balances, {user})
         await self.send(connection, {"type": "balance", "balance": str(amounts[user])})
-
-
-def _utc(now: float) -> datetime:
-    return datetime.fromtimestamp(now, UTC)

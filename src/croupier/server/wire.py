@@ -12,7 +12,7 @@ for any other, whose sockets are written through ASGI.
 
 A client that stops reading is not waited for either: its bytes pile up in its
 transport's buffer, and past :data:`BUFFER_BYTES` (or once nothing of it has gone out
-for :data:`~croupier.server.hub.SEND_SECONDS`) the connection is dropped.
+for :data:`~croupier.server.connections.SEND_SECONDS`) the connection is dropped.
 
 >>> text_frame('{"type": "pong"}')
 b'\\x81\\x10{"type": "pong"}'

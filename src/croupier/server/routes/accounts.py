@@ -188,7 +188,7 @@ def sign_out(
     """Log out: the session ends and its cookie is cleared (an ended one too)."""
     token = request_token(request, authorization)
     if token:
-        hub.forget_session(token)
+        hub.sessions.forget(token)
         with database.begin() as conn:
             accounts.logout(conn, token)
     response = Response(status_code=204)

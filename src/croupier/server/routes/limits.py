@@ -174,7 +174,7 @@ def take_break(
             found = limits.take_break(conn, user.id, wanted.days, moment)
     except InvalidLimit as error:
         raise _invalid(error) from None
-    hub.forget_user(user.id)
+    hub.sessions.forget_user(user.id)
     return _logged_out(request, found, moment)
 
 
@@ -195,5 +195,5 @@ def self_exclude(
             found = limits.self_exclude(conn, user.id, wanted.months, moment)
     except InvalidLimit as error:
         raise _invalid(error) from None
-    hub.forget_user(user.id)
+    hub.sessions.forget_user(user.id)
     return _logged_out(request, found, moment)

@@ -20,9 +20,10 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from croupier.commands import Issuer, command_from_json
 from croupier.server import operations
+from croupier.server.connections import Connection
 from croupier.server.dependencies import SESSION_COOKIE, TableHub
 from croupier.server.errors import SessionExpired, TableUnavailable
-from croupier.server.hub import Connection, Hub, refusal
+from croupier.server.hub import Hub, refusal
 from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,
     Action,
@@ -217,7 +218,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
             )
             return
         try:
-            signed = await asyncio.to_thread(hub.read_session, token, now)
+            signed = await asyncio.to_thread(hub.sessions.read, token, now)
         except SessionExpired as problem:
             await error(hub, connection, "session_expired", str(problem))
             return
@@ -242,7 +243,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
     # Every command is held to a live session: a logout or an expiry elsewhere ends
     # this socket's rights too.  Checking also marks the session as used.
     try:
-        await hub.check_session(connection.token, now)
+        await hub.sessions.check(connection.token, now)
     except SessionExpired as problem:
         connection.user = None
         connection.token = None

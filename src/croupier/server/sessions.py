@@ -1,0 +1,207 @@
+"""Which sessions a server process trusts for its sockets' commands, and since when.
+
+Every command on a table socket is held to a live session: a logout, a break or a
+self-exclusion elsewhere ends the socket's rights too.  Asking the database at each
+command would cost a transaction a command, so a session the database confirmed is
+trusted for :data:`SESSION_RECHECK_SECONDS`; a session in use is confirmed again in the
+background before then, every one due in one transaction (:meth:`Sessions.check`), so
+that a socket in play never waits for the database.  A logout, a break or a
+self-exclusion through any process of a cluster ends the trust at once, on every
+process (:meth:`Sessions.forget`, :meth:`Sessions.forget_user`, :meth:`Sessions.heard`).
+
+>>> told = []
+>>> sessions = Sessions(None, lambda: 0.0, tokens_of=lambda user: [],  # type: ignore[arg-type]
+...                     tell_others=told.append, keep=lambda task: None)
+>>> sessions.trusted_since("a token") is None  # not trusted before the database says so
+True
+>>> sessions.forget("a token")  # a logout: told to the cluster's other processes
+>>> [sorted(body) for body in told]
+[['forget_session']]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from croupier.server import accounts
+from croupier.server.errors import SessionExpired
+
+__all__ = [
+    "SESSIONS_RENEWED_EVERY",
+    "SESSION_RECHECK_SECONDS",
+    "SESSION_RENEW_SECONDS",
+    "Sessions",
+]
+
+_log = logging.getLogger("croupier.server")
+
+#: Seconds a session confirmed by the database is trusted for a socket's commands before
+#: it is asked again.  A logout, break or self-exclusion through this server, or through
+#: another process of its cluster, ends the trust at once; an account disabled from the
+#: command line, or a logout through a server outside the cluster, is noticed within this
+#: time.
+SESSION_RECHECK_SECONDS = 10.0
+#: Seconds after its confirmation from which a session in use is confirmed again in
+#: the background, with every other one due, before its trust runs out: a socket in
+#: play never waits for the database, and the sessions of a whole room cost one
+#: transaction every :data:`SESSIONS_RENEWED_EVERY` seconds, not one each.
+SESSION_RENEW_SECONDS = 5.0
+#: Seconds between two background confirmations of the sessions due.
+SESSIONS_RENEWED_EVERY = 1.0
+
+
+class Sessions:
+    """The sessions this process trusts, and since when (see the module's text).
+
+    Args:
+        engine: the database.
+        clock: the time in seconds (the settings' clock).
+        tokens_of: the session tokens of a user's sockets in this process.
+        tell_others: tells the cluster's other processes (nothing without one).
+        keep: holds a task until it ends.
+    """
+
+    def __init__(
+        self,
+        engine: sa.Engine,
+        clock: Callable[[], float],
+        *,
+        tokens_of: Callable[[int], Iterable[str]],
+        tell_others: Callable[[dict[str, Any]], None],
+        keep: Callable[[asyncio.Task[Any]], None],
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.tokens_of = tokens_of
+        self.tell_others = tell_others
+        self.keep = keep
+        #: Session token -> when the database last confirmed it (the clock's time).
+        self._trusted: dict[str, float] = {}
+        #: Sessions in use to be confirmed again in the background, and when that runs.
+        self._renewing: set[str] = set()
+        self._renewal: asyncio.TimerHandle | None = None
+
+    def trusted_since(self, token: str) -> float | None:
+        """When the database last confirmed ``token`` (``None``: it is not trusted)."""
+        return self._trusted.get(token)
+
+    async def check(self, token: str, now: float) -> None:
+        """Hold a command to a live session (:class:`SessionExpired` if it is not).
+
+        The database is asked (and the session marked as used) at most once every
+        :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.  A session in use
+        is confirmed again before then, in the background and together with the others
+        due: only a socket idle for that long waits for the database.
+        """
+        confirmed = self._trusted.get(token)
+        if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
+            if now - confirmed >= SESSION_RENEW_SECONDS:
+                self._renew(token)
+            return
+        try:
+            await asyncio.to_thread(self.confirm, token, now)
+        except SessionExpired:
+            self._trusted.pop(token, None)
+            raise
+        if len(self._trusted) > 10_000:  # forget the stale ones now and then
+            self._trusted = {
+                kept: at
+                for kept, at in self._trusted.items()
+                if 0 <= now - at < SESSION_RECHECK_SECONDS
+            }
+        self._trusted[token] = now
+
+    def _renew(self, token: str) -> None:
+        """Have ``token`` confirmed again within :data:`SESSIONS_RENEWED_EVERY` seconds,
+        with every other session due, in one transaction of a worker thread."""
+        self._renewing.add(token)
+        if self._renewal is None:
+            loop = asyncio.get_running_loop()
+            self._renewal = loop.call_later(SESSIONS_RENEWED_EVERY, self._start_renewal)
+
+    def _start_renewal(self) -> None:
+        self._renewal = None
+        tokens, self._renewing = self._renewing, set()
+        self.keep(asyncio.get_running_loop().create_task(self.renew(tokens)))
+
+    async def renew(self, tokens: set[str]) -> None:
+        """Confirm ``tokens`` again now, in one transaction: each still alive is trusted
+        from now; one the database no longer holds is not, and its next command asks
+        (and is told why); one forgotten meanwhile (a logout) stays forgotten."""
+        now = self.clock()
+        try:
+            alive = await asyncio.to_thread(self.confirm_all, tokens, now)
+        except Exception as problem:  # each is asked again when its trust runs out
+            _log.warning("%d sessions were not confirmed again: %s", len(tokens), problem)
+            return
+        for token in tokens:
+            confirmed = self._trusted.get(token)
+            if confirmed is None:  # ended meanwhile: it stays ended
+                continue
+            if token in alive:
+                self._trusted[token] = max(confirmed, now)
+            else:
+                del self._trusted[token]
+
+    def stop(self) -> None:
+        """Confirm nothing more in the background (each session is asked again when its
+        trust runs out)."""
+        if self._renewal is not None:
+            self._renewal.cancel()
+            self._renewal = None
+        self._renewing.clear()
+
+    # -- the database (blocking: a worker thread) -------------------------------------------------
+
+    def read(self, token: str, now: float) -> accounts.User:
+        """The token's user, the session marked as used."""
+        with self.engine.begin() as conn:
+            return accounts.authenticate(conn, token, now=_utc(now))
+
+    def confirm(self, token: str, now: float) -> int:
+        """The token's user id, the session marked as used."""
+        with self.engine.begin() as conn:
+            return accounts.confirm(conn, token, now=_utc(now))
+
+    def confirm_all(self, tokens: set[str], now: float) -> set[str]:
+        """Of ``tokens``, the live sessions, each marked as used."""
+        with self.engine.begin() as conn:
+            return accounts.confirm_alive(conn, tokens, now=_utc(now))
+
+    # -- ended elsewhere --------------------------------------------------------------------------
+
+    def forget(self, token: str) -> None:
+        """A session ended (a logout): no command is taken on it from now on, here or,
+        in a cluster, on the other processes."""
+        self._trusted.pop(token, None)
+        self.tell_others({"forget_session": accounts.hash_token(token)})
+
+    def forget_user(self, user_id: int) -> None:
+        """Every session of a user ended (a break, self-exclusion): his sockets'
+        commands are asked of the database again, and refused there (on every process
+        of a cluster)."""
+        self._forget_user_here(user_id)
+        self.tell_others({"forget_user": user_id})
+
+    def _forget_user_here(self, user_id: int) -> None:
+        for token in list(self.tokens_of(user_id)):
+            self._trusted.pop(token, None)
+
+    def heard(self, body: Mapping[str, Any]) -> None:
+        """Another process ended a session or a user's sessions."""
+        if "forget_user" in body:
+            self._forget_user_here(int(body["forget_user"]))
+        if "forget_session" in body:
+            gone = str(body["forget_session"])
+            for token in [t for t in self._trusted if accounts.hash_token(t) == gone]:
+                self._trusted.pop(token, None)
+
+
+def _utc(now: float) -> datetime:
+    return datetime.fromtimestamp(now, UTC)
