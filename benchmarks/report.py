@@ -58,8 +58,7 @@ from croupier.presets import find_preset  # noqa: E402
 from croupier.round import Phase, Round  # noqa: E402
 from croupier.server import db  # noqa: E402
 from croupier.server.schema import metadata  # noqa: E402
-from croupier.server.shoes import ServerShoe  # noqa: E402
-from croupier.shoe import CompositionCheck  # noqa: E402
+from croupier.shoe import CompositionCheck, ShuffledShoe  # noqa: E402
 
 PRESET = "live"
 BOTS = 6
@@ -90,11 +89,11 @@ class Ids:
     rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
 
 
-def _bet(bot: int, shoe: ServerShoe, rng: random.Random) -> int:
+def _bet(bot: int, shoe: ShuffledShoe, rng: random.Random) -> int:
     """A bot's main bet, units of 0.01."""
     if bot == 0:
-        order = [str(card) for card in shoe.order]
-        count = true_counts(order, [shoe.position])[0]
+        kept = shoe.snapshot()
+        count = true_counts(kept["order"], [kept["position"]])[0]
         return 1000 * min(max(int(count), 1), 8)  # the counter: 1 to 8 units of 10
     if bot == 1:
         return rng.choice((1000, 2000, 5000))
@@ -129,7 +128,7 @@ def play_pool(rounds: int, seed: int) -> list[PooledRound]:
     preset = find_preset(PRESET)
     rules = preset.rules
     rng = random.Random(seed)
-    shoe = ServerShoe.for_rules(rules)
+    shoe = ShuffledShoe.from_rules(rules)
     check = CompositionCheck(rules.decks)
     pool: list[PooledRound] = []
     rules_values = rules.to_json()

@@ -32,11 +32,18 @@ from __future__ import annotations
 import random
 import secrets
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from croupier.cards import Card, DrawnCard, ForeignCard, full_deck, parse_drawn_card
+from croupier.cards import (
+    Card,
+    DrawnCard,
+    ForeignCard,
+    full_deck,
+    parse_cards,
+    parse_drawn_card,
+)
 from croupier.errors import CardError, CroupierError, RulesError
 
 if TYPE_CHECKING:
@@ -403,6 +410,16 @@ class ShuffledShoe:
         return self._position
 
     @property
+    def dealt_cards(self) -> tuple[Card, ...]:
+        """The cards dealt since the last shuffle, in order.
+
+        >>> shoe = ShuffledShoe.stacked("AS KH", decks=1)
+        >>> [str(card) for card in (shoe.draw(), *shoe.dealt_cards)]
+        ['AS', 'AS']
+        """
+        return tuple(self._cards[: self._position])
+
+    @property
     def cut_card_position(self) -> int:
         """Cards dealt before the cut card comes out: ``int(total * penetration)``, at least 1.
 
@@ -419,6 +436,104 @@ class ShuffledShoe:
         1
         """
         return self._shuffles
+
+    # -- kept as plain values (a table server's rounds) ----------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The shoe as plain JSON values: its decks, the cut card's position, whether it
+        shuffles every round, the order of every card and how many are dealt.  Secret:
+        it shows every card to come.  A table server keeps it in each round's record,
+        so that the round is dealt again, card for card, after a restart.
+
+        >>> shoe = ShuffledShoe(1, penetration=Fraction(1, 2), seed=4)
+        >>> _ = shoe.draw()
+        >>> kept = shoe.snapshot()
+        >>> kept["decks"], kept["cut"], kept["every_round"], kept["position"], len(kept["order"])
+        (1, 26, False, 1, 52)
+
+        Raises:
+            ValueError: the shoe shuffles as it deals (``lazy``): it has no order to keep.
+        """
+        if self._lazy:
+            raise ValueError("a shoe that shuffles as it deals has no order to keep")
+        return {
+            "decks": self._decks,
+            "cut": self._cut_card_position,
+            "every_round": self._shuffle_every_round,
+            "order": [str(card) for card in self._cards],
+            "position": self._position,
+        }
+
+    @classmethod
+    def restore(cls, snapshot: Mapping[str, Any]) -> ShuffledShoe:
+        """The shoe a :meth:`snapshot` describes, its next shuffles the system's
+        cryptographic generator's.
+
+        >>> shoe = ShuffledShoe(2, seed=8)
+        >>> first = shoe.draw()
+        >>> again = ShuffledShoe.restore(shoe.snapshot())
+        >>> again.dealt, again.remaining, again.draw() == shoe.draw()
+        (1, 103, True)
+        >>> ShuffledShoe.restore({**shoe.snapshot(), "position": 500})
+        Traceback (most recent call last):
+        ...
+        croupier.errors.RulesError: a kept shoe's position must be from 0 to 104, not 500
+
+        Raises:
+            RulesError: the snapshot is not one :meth:`snapshot` writes (its decks,
+                cut card, position or cards out of range).
+        """
+        try:
+            decks, cut = snapshot["decks"], snapshot["cut"]
+            every_round, position = snapshot["every_round"], snapshot["position"]
+            order = [parse_drawn_card(text) for text in snapshot["order"]]
+        except (KeyError, TypeError) as problem:
+            raise RulesError(f"a kept shoe is not a shoe's snapshot: {problem!r}") from None
+        if any(not isinstance(card, Card) for card in order):
+            raise RulesError("a kept shoe holds a card that is not part of the set")
+        for name, value in (("decks", decks), ("cut", cut), ("position", position)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RulesError(f"a kept shoe's {name} must be a whole number, not {value!r}")
+        _check_decks(decks)
+        if sorted(order) != sorted(full_deck() * decks):  # type: ignore[type-var]
+            raise RulesError(f"a kept shoe's cards are not {decks} whole decks")
+        if not 0 <= position <= len(order):
+            raise RulesError(
+                f"a kept shoe's position must be from 0 to {len(order)}, not {position}"
+            )
+        if not 1 <= cut <= len(order):
+            raise RulesError(f"a kept shoe's cut card must be from 1 to {len(order)}, not {cut}")
+        shoe = cls.__new__(cls)
+        shoe.__setstate__(
+            {
+                "cards": order,
+                "cut_card_position": cut,
+                "decks": decks,
+                "lazy": False,
+                "position": position,
+                "random": None,
+                "shuffle_every_round": bool(every_round),
+                "shuffles": 1,
+            }
+        )
+        return shoe
+
+    @classmethod
+    def stacked(cls, cards: str, *, decks: int = 8) -> ShuffledShoe:
+        """A shoe of ``decks`` whose top cards are ``cards``, the rest of the decks
+        behind them shuffled (tests and demonstrations of a table server).
+
+        >>> shoe = ShuffledShoe.stacked("AS KH", decks=1)
+        >>> str(shoe.draw()), str(shoe.draw()), shoe.remaining
+        ('AS', 'KH', 50)
+        """
+        shoe = cls(decks)
+        top = parse_cards(cards)
+        rest = list(shoe._cards)
+        for card in top:
+            rest.remove(card)
+        shoe._cards = top + rest
+        return shoe
 
     def __repr__(self) -> str:
         return f"ShuffledShoe(decks={self._decks}, remaining={self.remaining}, dealt={self.dealt})"

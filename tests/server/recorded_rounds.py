@@ -39,7 +39,7 @@ from croupier.round import Phase
 from croupier.server import audit, db, history, recall, rounds_store, runtime
 from croupier.server.runtime import TableConfig, TableRuntime
 from croupier.server.schema import round_inputs, rounds
-from croupier.server.shoes import ServerShoe
+from croupier.shoe import ShuffledShoe
 from tests.server.tables import act, make_users
 
 #: Cards a dealer enters, in order (more than any one round here deals).
@@ -49,13 +49,13 @@ _OVER = (Phase.SETTLED, Phase.VOID)
 _UUID = "uuid"
 
 
-def _shoe(preset: str, seed: int) -> ServerShoe:
+def _shoe(preset: str, seed: int) -> ShuffledShoe:
     """The preset's shoe in an order fixed by ``seed``."""
     rules = find_rules(preset)
-    fresh = ServerShoe.for_rules(rules)
+    fresh = ShuffledShoe.from_rules(rules)
     order = [str(card) for card in full_deck()] * rules.decks
     random.Random(seed).shuffle(order)
-    return ServerShoe.restore({**fresh.snapshot(), "order": order, "position": 0})
+    return ShuffledShoe.restore({**fresh.snapshot(), "order": order, "position": 0})
 
 
 def _round_ids() -> types.SimpleNamespace:

@@ -21,7 +21,7 @@ Bettor = Callable[[TableRuntime, random.Random], Decimal | None]
 
 class SeededShuffles:
     """Stands in for the system's generator in the server's shoe
-    (``monkeypatch.setattr(croupier.server.shoes, "secrets", SeededShuffles(seed))``):
+    (``monkeypatch.setattr(croupier.shoe, "secrets", SeededShuffles(seed))``):
     shuffles that a test can repeat."""
 
     def __init__(self, seed: int) -> None:
@@ -47,8 +47,8 @@ def true_count(runtime: TableRuntime) -> float:
 
     shoe = runtime.shoe
     assert shoe is not None
-    order = [str(card) for card in shoe.order]
-    return true_counts(order, [shoe.position])[0]
+    kept = shoe.snapshot()
+    return true_counts(kept["order"], [kept["position"]])[0]
 
 
 def counter(unit: str, top: int = 8) -> Bettor:

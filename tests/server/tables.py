@@ -19,7 +19,7 @@ from croupier.presets import find_rules
 from croupier.server import accounts, ledger
 from croupier.server.commits import Committer
 from croupier.server.runtime import CutCard, Input, Outcome, TableConfig, TableRuntime
-from croupier.server.shoes import ServerShoe
+from croupier.shoe import ShuffledShoe
 
 PASSWORD = "correct horse battery"
 
@@ -110,7 +110,7 @@ def table(
     config = TableConfig(id=f"{preset}-test", preset=preset, **settings)  # type: ignore[arg-type]
     shoe = None
     if cards is not None:
-        shoe = ServerShoe.stacked(cards, decks=find_rules(preset).decks)
+        shoe = ShuffledShoe.stacked(cards, decks=find_rules(preset).decks)
     return TableRuntime(config, engine, ids.__getitem__, now=now, shoe=shoe, commits=commits)
 
 

@@ -34,7 +34,7 @@ from croupier.server.ownership import TableOwned
 from croupier.server.protocol import read_server_message
 from croupier.server.runtime import TableConfig
 from croupier.server.schema import sessions, users
-from croupier.server.shoes import ServerShoe
+from croupier.shoe import ShuffledShoe
 from tests.server.tables import PASSWORD
 
 
@@ -60,7 +60,7 @@ def server(db_url: str, clock: Clock, shoes: dict[str, str] | None = None) -> Te
         clock=clock,
         tick_seconds=0.01,
         shoes={
-            table: ServerShoe.stacked(cards, decks=decks[table])
+            table: ShuffledShoe.stacked(cards, decks=decks[table])
             for table, cards in (shoes or {}).items()
         },
     )

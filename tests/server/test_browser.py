@@ -33,7 +33,7 @@ from croupier.server import accounts, db, ledger
 from croupier.server.app import Settings, create_app
 from croupier.server.runtime import TableConfig
 from croupier.server.schema import users
-from croupier.server.shoes import ServerShoe
+from croupier.shoe import ShuffledShoe
 from tests.server.tables import served
 from tests.server.test_runtime_scenarios import LIVE_HOLE_1, LIVE_SHOE, RWS_SHOE
 
@@ -100,7 +100,7 @@ def serve(tmp_path: Path, *tables: TableConfig, shoes: dict[str, str]) -> Iterat
     settings = Settings(
         url=db_url,
         tables=tables,
-        shoes={table: ServerShoe.stacked(cards) for table, cards in shoes.items()},
+        shoes={table: ShuffledShoe.stacked(cards) for table, cards in shoes.items()},
     )
     port = free_port()
     with served(create_app(settings), port):

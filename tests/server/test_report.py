@@ -15,12 +15,13 @@ import pytest
 import sqlalchemy
 from click.testing import CliRunner
 
+from croupier import shoe as shoes
 from croupier.backoffice.edges import edges_for
 from croupier.backoffice.errors import ReportError
 from croupier.backoffice.report import build_report
 from croupier.cli import cli
 from croupier.presets import find_rules
-from croupier.server import db, shoes
+from croupier.server import db
 from croupier.server.runtime import TableRuntime
 from croupier.server.schema import play_sessions, users
 from tests.server.report_play import Bettor, SeededShuffles, flat, leg_sums, play, scattered

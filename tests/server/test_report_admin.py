@@ -8,8 +8,9 @@ from decimal import Decimal
 import pytest
 from fastapi.testclient import TestClient
 
+from croupier import shoe as shoes
 from croupier.backoffice.report import build_report
-from croupier.server import accounts, db, shoes
+from croupier.server import accounts, db
 from croupier.server.app import create_app
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings

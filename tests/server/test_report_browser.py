@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from croupier.server import accounts, db, shoes
+from croupier import shoe as shoes
+from croupier.server import accounts, db
 from croupier.server.runtime import TableConfig
 from tests.server.report_play import SeededShuffles, flat, play, scattered
 from tests.server.tables import PASSWORD, act, make_users, table

@@ -10,14 +10,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import sqlalchemy
 
+from croupier import shoe as shoes
 from croupier.backoffice import advantage
 from croupier.backoffice.advantage import FLAG_Z, CountedBet, assess, true_counts
 from croupier.backoffice.deviations import ILLUSTRIOUS_18, Decision, IndexPlay, tally
 from croupier.backoffice.report import build_report
 from croupier.backoffice.shuffle import RANKS, shuffle_health
-from croupier.server import rounds_store, shoes
+from croupier.server import rounds_store
 from croupier.server.records import RoundRecord
-from croupier.server.shoes import ServerShoe
+from croupier.shoe import ShuffledShoe
 from tests.server.report_play import SeededShuffles, counter, flat, play, scattered
 from tests.server.tables import make_users, table
 
@@ -33,13 +34,13 @@ def _simulated_counts(rounds: int, rng: random.Random, decks: int = 6) -> list[f
     """The true count before each of ``rounds`` rounds dealt from real CSPRNG shoes,
     5 to 15 cards a round, reshuffled at three quarters."""
     counts: list[float] = []
-    shoe = ServerShoe(decks, cut=52 * decks * 3 // 4)
-    order = [str(card) for card in shoe.order]
+    shoe = ShuffledShoe(decks)
+    order = shoe.snapshot()["order"]
     position = 0
     while len(counts) < rounds:
-        if position >= shoe.cut:
+        if position >= shoe.cut_card_position:
             shoe.shuffle()
-            order, position = [str(card) for card in shoe.order], 0
+            order, position = shoe.snapshot()["order"], 0
         counts.append(true_counts(order, [position])[0])
         position += rng.randint(5, 15)
     return counts
@@ -106,7 +107,7 @@ def test_a_seeded_counter_among_flat_bettors_is_flagged_and_they_are_not(
 
 def _biased(rng: random.Random, decks: int = 6) -> list[str]:
     """A shuffled shoe with half its aces planted in its first eighth."""
-    order = [str(card) for card in ServerShoe(decks, cut=100).order]
+    order = ShuffledShoe(decks).snapshot()["order"]
     aces = [card for card in order if card.startswith("A")]
     rest = [card for card in order if not card.startswith("A")]
     front = rest[: 52 * decks // 8 - len(aces) // 2] + aces[: len(aces) // 2]
@@ -124,7 +125,7 @@ def test_a_planted_bias_fails_the_shuffle_tests_and_the_servers_shoes_pass(
     with engine.begin() as conn:
         for index in range(80):
             for name, order in (
-                ("fair", [str(card) for card in ServerShoe(6, cut=234).order]),
+                ("fair", ShuffledShoe(6).snapshot()["order"]),
                 ("biased", _biased(rng)),
             ):
                 shoe = {"cut": 234, "decks": 6, "every_round": False, "order": order}
@@ -170,7 +171,7 @@ def test_fair_shuffles_fail_about_as_often_as_the_threshold_says() -> None:
     repeats), the tests (two per table, each failing a fair shuffle with chance 0.001)
     fail about 0.4 times: at most 3."""
     rng = random.Random(19)
-    deck = [str(card) for card in ServerShoe(2, cut=80).order]
+    deck = ShuffledShoe(2).snapshot()["order"]
     failed = 0
     for index in range(200):
         orders = []

@@ -34,7 +34,7 @@ from croupier.rules import Rules
 from croupier.server import rounds_store
 from croupier.server.records import RecordedInput
 from croupier.server.schema import rounds, users
-from croupier.server.shoes import ServerShoe
+from croupier.shoe import FixedOrder
 
 __all__ = [
     "SECTIONS",
@@ -629,7 +629,7 @@ def _decisions(
             position = int(shoe["position"])
             # The cards from the round's place on: a round never draws eighty.
             rest = shoe["order"][position : position + 80]
-            source = ServerShoe.restore({**shoe, "order": rest, "position": 0, "cut": len(rest)})
+            source = FixedOrder(rest)
             game = Round(rules, source)
             decisions = deviations.decisions_of_round(game, record.inputs, float(row.true_count))
         except (CroupierError, KeyError, ValueError, TypeError):

@@ -179,7 +179,7 @@ class RoundRecord:
         rules: the name of the preset it was played under.
         rules_version: that preset's version then.
         dealt: ``"rng"`` (the server's shoe) or ``"dealer"`` (cards a dealer enters).
-        shoe: the server's shoe as the round found it (``ServerShoe.snapshot``:
+        shoe: the server's shoe as the round found it (``ShuffledShoe.snapshot``:
             secret, the order of every card); ``None`` for cards a dealer enters.
         opened_at: when the round opened (ISO 8601).
         inputs: every input, in order.

@@ -52,9 +52,8 @@ from croupier.server.commits import Committer, OneByOne
 from croupier.server.errors import ServerError
 from croupier.server.ownership import fence
 from croupier.server.records import RecordedInput, RoundRecord
-from croupier.server.shoes import ServerShoe
 from croupier.server.views import personal_view, public_events, public_view
-from croupier.shoe import CompositionCheck, DealerEntry
+from croupier.shoe import CompositionCheck, DealerEntry, ShuffledShoe
 
 __all__ = [
     "OPS",
@@ -139,16 +138,16 @@ class TableConfig:
 
 def replay(
     record: RoundRecord, rules: Rules
-) -> tuple[Round, ServerShoe | DealerEntry, CompositionCheck]:
+) -> tuple[Round, ShuffledShoe | DealerEntry, CompositionCheck]:
     """A round rebuilt from its record: its shoe as the round found it, every input
     applied in order.  Returns the round, its card source and its composition check."""
     # Under the rules it was recorded with: an earlier preset version's, as kept.
     rules = record.rules_under(rules)
-    source: ServerShoe | DealerEntry
+    source: ShuffledShoe | DealerEntry
     check = CompositionCheck(rules.decks)
     if record.shoe is not None:
-        source = ServerShoe.restore(record.shoe)
-        for card in source.order[: source.position]:
+        source = ShuffledShoe.restore(record.shoe)
+        for card in source.dealt_cards:
             check.take(card)
     else:
         source = DealerEntry()
@@ -243,7 +242,7 @@ class TableRuntime:
         users: Callable[[str], int],
         *,
         now: float,
-        shoe: ServerShoe | None = None,
+        shoe: ShuffledShoe | None = None,
         epoch: int | None = None,
         commits: Committer | None = None,
     ) -> None:
@@ -260,9 +259,9 @@ class TableRuntime:
         self.away: dict[str, float] = {}
         self.deadline: _Deadline | None = None
         self.number = 0
-        self.shoe: ServerShoe | None = None
+        self.shoe: ShuffledShoe | None = None
         if config.dealt == "rng":
-            self.shoe = shoe if shoe is not None else ServerShoe.for_rules(self.rules)
+            self.shoe = shoe if shoe is not None else ShuffledShoe.from_rules(self.rules)
         self.entry: DealerEntry | None = DealerEntry() if config.dealt == "dealer" else None
         self.check = CompositionCheck(self.rules.decks)
         # Each player's money the ledger holds on the round (None: ask the ledger).
@@ -311,7 +310,7 @@ class TableRuntime:
             self.number = last.number
             shoe = last.record.shoe_after
             if shoe is not None and self.shoe is not None:
-                self.shoe = ServerShoe.restore(shoe)
+                self.shoe = ShuffledShoe.restore(shoe)
         if not rows:
             self._open_round(now)
             return
@@ -353,7 +352,7 @@ class TableRuntime:
     def _rebuild(self, record: RoundRecord) -> Round:
         """The round a record describes, replayed from its first input."""
         game, source, check = replay(record, self.rules)
-        if isinstance(source, ServerShoe):
+        if isinstance(source, ShuffledShoe):
             self.shoe = source
         else:
             self.entry = source

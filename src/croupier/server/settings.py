@@ -37,7 +37,7 @@ from croupier.money import parse_amount
 
 if TYPE_CHECKING:
     from croupier.server.runtime import TableConfig
-    from croupier.server.shoes import ServerShoe
+    from croupier.shoe import ShuffledShoe
 
 __all__ = [
     "ENVIRONMENT",
@@ -141,7 +141,7 @@ class Settings:
     tick_seconds: float | None = None
     clock: Callable[[], float] = time.time
     #: A table's first shoe in a known order, by table id (tests and audits).
-    shoes: Mapping[str, ServerShoe] = field(default_factory=dict)
+    shoes: Mapping[str, ShuffledShoe] = field(default_factory=dict)
     #: Wait while another process runs the tables, and take them over when it stops
     #: (``False``: refuse at once with :class:`~croupier.server.ownership.TableOwned`).
     standby: bool = False
