@@ -499,7 +499,7 @@ class ChunkFuture(Protocol):
 
 def kernel_cached(game: CompiledGame) -> bool:
     """Whether the kernel that plays ``game`` is in Numba's cache (otherwise the first
-    chunk compiles it: about a minute of one core)."""
+    chunk compiles it: about half a minute of one core)."""
     dispatcher = kernel.run_plain if _plain(game) else kernel.run_chunk
     cache = getattr(dispatcher, "_cache", None)
     index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
@@ -675,7 +675,8 @@ def simulate(
     interrupted = False
     if submit is None:
         # Compiled here, once, before the clock starts: the workers then load the kernel
-        # from Numba's cache instead of each compiling it (about a minute and 2 GB each).
+        # from Numba's cache instead of each compiling it (half a minute and half a
+        # gigabyte each).
         if compiling is not None and not kernel_cached(work.game):
             compiling()
         _play(work, Chunk(-1, 1, plan[0].state))
