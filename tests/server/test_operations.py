@@ -26,6 +26,7 @@ from croupier.commands import (
 )
 from croupier.round_state import OfferKind
 from croupier.server.db import connect, migrate
+from croupier.server.errors import ActionRefused
 from croupier.server.hub import Hub
 from croupier.server.operations import (
     Apply,
@@ -42,7 +43,7 @@ from croupier.server.operations import (
     Welcome,
     from_json,
 )
-from croupier.server.runtime import ActionRefused, CutCard, TableConfig
+from croupier.server.runtime import CutCard, TableConfig
 from croupier.server.settings import Settings
 from tests.server.tables import act, make_users, table
 

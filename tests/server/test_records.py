@@ -15,7 +15,7 @@ from croupier.round import Phase
 from croupier.server import rounds_store
 from croupier.server.errors import RoundError
 from croupier.server.records import MalformedRecord, RecordedInput, RoundRecord
-from croupier.server.runtime import replay
+from croupier.server.replay import replay
 from tests.server.recorded_rounds import play_rounds, readings, stored_rounds
 
 #: What the server stored and read of the rounds of :func:`play_rounds` before its

@@ -11,8 +11,8 @@ import sqlalchemy
 from croupier.errors import BetError, CardError, IllegalActionError
 from croupier.round import Phase
 from croupier.server import rounds_store
-from croupier.server.errors import InsufficientFunds
-from croupier.server.runtime import ActionRefused, TableRuntime
+from croupier.server.errors import ActionRefused, InsufficientFunds
+from croupier.server.runtime import TableRuntime
 from tests.server.tables import act, balance, books, make_crowd, make_users, table
 
 #: ann's 10 and 7 against the dealer's 6, who draws 9 and K and busts (RWS v5, no hole card).

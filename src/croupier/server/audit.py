@@ -18,7 +18,7 @@ from croupier.presets import find_preset
 from croupier.round import Phase
 from croupier.server import ledger, rounds_store
 from croupier.server.records import MalformedRecord
-from croupier.server.runtime import replay
+from croupier.server.replay import replay
 from croupier.server.schema import rounds, users
 
 __all__ = ["audit"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 __all__ = [
     "AccountDisabled",
+    "ActionRefused",
     "AuthError",
     "IdempotencyConflict",
     "InsufficientFunds",
@@ -36,6 +37,15 @@ __all__ = [
 
 class ServerError(Exception):
     """Base of every error the table server raises on a refused request."""
+
+
+class ActionRefused(ServerError):
+    """An input or a seat the table does not take now; the message says why, the code
+    names it for the client, and nothing changed."""
+
+    def __init__(self, message: str, *, code: str = "refused") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class InsufficientFunds(ServerError):

@@ -31,7 +31,7 @@ from croupier.presets import find_preset
 from croupier.server import rounds_store
 from croupier.server.errors import NotFound
 from croupier.server.records import MalformedRecord
-from croupier.server.runtime import replay
+from croupier.server.replay import replay
 from croupier.server.schema import rounds
 
 __all__ = [

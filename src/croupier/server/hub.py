@@ -31,6 +31,7 @@ from croupier.server.cluster import GRACE_SECONDS, Claims
 from croupier.server.connections import Connection
 from croupier.server.db import normalize_url
 from croupier.server.errors import (
+    ActionRefused,
     InsufficientFunds,
     NotFound,
     PlayRefused,
@@ -53,7 +54,7 @@ from croupier.server.operations import (
 )
 from croupier.server.ownership import Ownership
 from croupier.server.protocol import RateLimiter
-from croupier.server.runtime import ActionRefused, Outcome, TableConfig, TableRuntime
+from croupier.server.runtime import Outcome, TableConfig, TableRuntime
 from croupier.server.schema import users
 from croupier.server.sessions import Sessions
 from croupier.server.settings import Settings, Share
@@ -575,7 +576,7 @@ class Hub:
                 back: list[bool] = []
 
                 def welcome() -> dict[str, Any]:
-                    back.append(name in runtime.away)
+                    back.append(name in runtime.seats.away)
                     runtime.reconnected(name)
                     return runtime.view(name, dealer=dealer)
 

@@ -16,8 +16,8 @@ from typing import Any
 from croupier.events import CardDealt, HoleCardRevealed
 from croupier.presets import find_preset
 from croupier.round import Phase
+from croupier.server.replay import replay
 from croupier.server.rounds_store import RoundRow
-from croupier.server.runtime import replay
 from croupier.server.views import public_events
 
 __all__ = ["recall_record"]

@@ -43,27 +43,27 @@ from croupier.commands import (
 )
 from croupier.errors import CroupierError
 from croupier.events import Event
-from croupier.inputs import apply_input, arguments
+from croupier.inputs import arguments
 from croupier.presets import find_preset
 from croupier.round import Phase, Round
 from croupier.rules import Rules
 from croupier.server import driver, ledger, limits, rounds_store
 from croupier.server.commits import Committer, OneByOne
-from croupier.server.errors import ServerError
+from croupier.server.errors import ActionRefused
 from croupier.server.ownership import fence
 from croupier.server.records import RecordedInput, RoundRecord
+from croupier.server.replay import replay
+from croupier.server.seats import Seats
 from croupier.server.views import personal_view, public_events, public_view
 from croupier.shoe import CompositionCheck, DealerEntry, ShuffledShoe
 
 __all__ = [
     "OPS",
-    "ActionRefused",
     "CutCard",
     "Input",
     "Outcome",
     "TableConfig",
     "TableRuntime",
-    "replay",
 ]
 
 #: What a player may ask of a round, what a dealer may, and what only the table's clocks
@@ -100,14 +100,6 @@ def player_of(command: Input) -> str | None:
     return player if isinstance(player, str) else None
 
 
-class ActionRefused(ServerError):
-    """An input the table does not accept; the message says why, and nothing changed."""
-
-    def __init__(self, message: str, *, code: str = "refused") -> None:
-        super().__init__(message)
-        self.code = code
-
-
 @dataclass(frozen=True)
 class TableConfig:
     """A table's settings: its preset, how its cards are dealt, and its clocks (seconds).
@@ -136,27 +128,6 @@ class TableConfig:
                 raise ValueError(f"table {self.id}: {name} must be more than zero")
 
 
-def replay(
-    record: RoundRecord, rules: Rules
-) -> tuple[Round, ShuffledShoe | DealerEntry, CompositionCheck]:
-    """A round rebuilt from its record: its shoe as the round found it, every input
-    applied in order.  Returns the round, its card source and its composition check."""
-    # Under the rules it was recorded with: an earlier preset version's, as kept.
-    rules = record.rules_under(rules)
-    source: ShuffledShoe | DealerEntry
-    check = CompositionCheck(rules.decks)
-    if record.shoe is not None:
-        source = ShuffledShoe.restore(record.shoe)
-        for card in source.dealt_cards:
-            check.take(card)
-    else:
-        source = DealerEntry()
-    game = Round(rules, source, check=check)
-    for entry in record.inputs:
-        apply_input(game, entry.op, entry.player, entry.args)
-    return game, source, check
-
-
 def _iso(now: float) -> str:
     return datetime.fromtimestamp(now, UTC).isoformat()
 
@@ -166,12 +137,6 @@ class _Deadline:
     kind: str  # "betting", "decision", "offer", "next_round"
     at: float
     who: str | None = None
-
-
-@dataclass
-class _Seat:
-    user: str
-    away_since: float | None = None
 
 
 class _Refused(Exception):
@@ -254,9 +219,8 @@ class TableRuntime:
         self.rules: Rules = preset.rules
         self.engine = engine
         self.users = users
-        self.seats: dict[int, _Seat] = {}
-        #: Players whose last connection closed, and when (the others are told).
-        self.away: dict[str, float] = {}
+        #: The boxes players reserved here, and who is away.
+        self.seats = Seats(self.rules.boxes, config.grace_seconds)
         self.deadline: _Deadline | None = None
         self.number = 0
         self.shoe: ShuffledShoe | None = None
@@ -558,13 +522,13 @@ class TableRuntime:
 
     def _check_box(self, player: str, box: int, bet: str) -> None:
         """A reserved box takes a first initial bet only from the player who took it."""
-        seat = self.seats.get(box)
-        if seat is None or seat.user == player or bet != "main":
+        holder = self.seats.holder(box)
+        if holder is None or holder == player or bet != "main":
             return
         if self.round.seated_player(box) is None:
             # A bet behind him once he has bet, where the rules have standing players.
-            then = f"; bet behind once {seat.user} has bet" if self.rules.bets_behind else ""
-            raise ActionRefused(f"box {box} is taken by {seat.user}{then}", code="box_taken")
+            then = f"; bet behind once {holder} has bet" if self.rules.bets_behind else ""
+            raise ActionRefused(f"box {box} is taken by {holder}{then}", code="box_taken")
 
     def _store(
         self,
@@ -728,7 +692,7 @@ class TableRuntime:
     def tick(self, now: float) -> Outcome | None:
         """Do what a clock that ran out says; ``None`` when nothing was due."""
         deadline = self.deadline
-        self._release_seats(now)
+        self.seats.release_expired(now)
         if deadline is None or now < deadline.at:
             return None
         if deadline.kind == "next_round":
@@ -807,7 +771,7 @@ class TableRuntime:
         has confirmed.  One player's confirmation never shortens another's time to bet
         (a live table gives everyone the same betting time)."""
         waiting = {placed.player for placed in self.round.placed_bets}
-        waiting |= {seat.user for seat in self.seats.values() if seat.away_since is None}
+        waiting |= self.seats.present()
         return waiting <= self.confirmed
 
     def events_since(
@@ -850,50 +814,23 @@ class TableRuntime:
         outcome.events = events
         return outcome
 
-    def _release_seats(self, now: float) -> None:
-        for box, seat in list(self.seats.items()):
-            if seat.away_since is not None and now - seat.away_since >= self.config.grace_seconds:
-                del self.seats[box]
-
-    # -- seats ----------------------------------------------------------------------------------
+    # -- seats (croupier.server.seats) ----------------------------------------------------------
 
     def take_box(self, player: str, box: int) -> None:
         """Reserve a box for ``player``: others may bet behind him once he has bet."""
-        if not 1 <= box <= self.rules.boxes:
-            raise ActionRefused(
-                f"box {box} does not exist: this table has boxes 1 to {self.rules.boxes}",
-                code="invalid",
-            )
-        seat = self.seats.get(box)
-        seated = self.round.seated_player(box)
-        if (seat is not None and seat.user != player) or (seated not in (None, player)):
-            holder = seat.user if seat is not None else seated
-            raise ActionRefused(f"box {box} is taken by {holder}", code="box_taken")
-        self.seats[box] = _Seat(player)
+        self.seats.take(player, box, seated=self.round.seated_player(box))
 
     def leave_box(self, player: str, box: int) -> None:
         """Give a reserved box back."""
-        seat = self.seats.get(box)
-        if seat is None or seat.user != player:
-            raise ActionRefused(f"box {box} is not yours", code="not_yours")
-        del self.seats[box]
+        self.seats.leave(player, box)
 
     def disconnected(self, player: str, now: float) -> None:
         """The player's last connection closed: his boxes wait for the grace period."""
-        for seat in self.seats.values():
-            if seat.user == player:
-                seat.away_since = now
-        # Kept while it may matter to the others (a round, a seat's grace period).
-        longest = max(self.config.grace_seconds, 3600.0)
-        self.away = {name: since for name, since in self.away.items() if now - since < longest}
-        self.away[player] = now
+        self.seats.disconnected(player, now)
 
     def reconnected(self, player: str) -> None:
         """The player is back: his boxes are his again."""
-        for seat in self.seats.values():
-            if seat.user == player:
-                seat.away_since = None
-        self.away.pop(player, None)
+        self.seats.reconnected(player)
 
     # -- what a viewer sees ---------------------------------------------------------------------
 

@@ -109,5 +109,5 @@ def table_summary(runtime: TableRuntime, watchers: int) -> dict[str, Any]:
     """What the lobby shows of a table."""
     return {
         **config_summary(runtime.config, watchers, runtime.round.phase.value),
-        "seats": {str(box): seat.user for box, seat in sorted(runtime.seats.items())},
+        "seats": {str(box): seat.user for box, seat in sorted(runtime.seats.reserved.items())},
     }

@@ -34,6 +34,13 @@ class _Seat(Protocol):
     def user(self) -> str: ...
 
 
+class _Seats(Protocol):
+    @property
+    def reserved(self) -> Mapping[int, _Seat]: ...
+    @property
+    def away(self) -> Mapping[str, float]: ...
+
+
 class _Config(Protocol):
     @property
     def id(self) -> str: ...
@@ -57,15 +64,13 @@ class Table(Protocol):
     @property
     def number(self) -> int: ...
     @property
-    def seats(self) -> Mapping[int, _Seat]: ...
+    def seats(self) -> _Seats: ...
     @property
     def deadline(self) -> _Deadline | None: ...
     @property
     def confirmed(self) -> Collection[str]: ...
     @property
     def changed_at(self) -> float: ...
-    @property
-    def away(self) -> Mapping[str, float]: ...
 
 
 __all__ = [
@@ -161,7 +166,7 @@ def public_view(table: Table) -> dict[str, Any]:
             for box in game.boxes
         ],
         "bets": open_bets(game) if game.phase is Phase.BETTING else [],
-        "seats": {str(box): seat.user for box, seat in sorted(table.seats.items())},
+        "seats": {str(box): seat.user for box, seat in sorted(table.seats.reserved.items())},
         "offers": [offer_view(game, offer) for offer in game.offers],
         "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": False},
         "legal_actions": [],
@@ -176,7 +181,7 @@ def public_view(table: Table) -> dict[str, Any]:
         "results": [result.to_json() for result in game.results],
         "void_reason": game.void_reason,
     }
-    view["away"] = away_players(view, table.away, table.config.grace_seconds)
+    view["away"] = away_players(view, table.seats.away, table.config.grace_seconds)
     return view
 
 

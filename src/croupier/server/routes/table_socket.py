@@ -22,7 +22,7 @@ from croupier.commands import Issuer, command_from_json
 from croupier.server import operations
 from croupier.server.connections import Connection
 from croupier.server.dependencies import SESSION_COOKIE, TableHub
-from croupier.server.errors import SessionExpired, TableUnavailable
+from croupier.server.errors import ActionRefused, SessionExpired, TableUnavailable
 from croupier.server.hub import Hub, refusal
 from croupier.server.protocol import (
     MAX_MESSAGE_BYTES,
@@ -36,7 +36,7 @@ from croupier.server.protocol import (
     TakeBox,
     parse_message,
 )
-from croupier.server.runtime import ActionRefused, CutCard, Input
+from croupier.server.runtime import CutCard, Input
 from croupier.server.transports import protocol_of, transport_of
 from croupier.server.wire import encode, wire_of
 
