@@ -1146,6 +1146,19 @@ def _play_plain(
                 drawn_hits[soft, total, up_index] = (
                     1 if legal != (1 << A_STAND) and not stands and legal & (1 << A_HIT) else 0
                 )
+    # The same by the cards' hard total (Aces as 1) and whether an Ace is among them, as
+    # the hand keeps them: no total to work out between a card and the next decision.
+    # A drawn hand over 21 does not hit: the loop that deals it stops on the lookup.
+    first_by_hard = np.zeros((2, 32, 10), dtype=np.int64)
+    hits_by_hard = np.zeros((2, 32, 10), dtype=np.int64)
+    for has_ace in range(2):
+        for hard_total in range(32):
+            soft = 1 if has_ace and hard_total <= 11 else 0
+            total = _total(hard_total, has_ace)
+            for up_index in range(10):
+                first_by_hard[has_ace, hard_total, up_index] = first_actions[soft, total, up_index]
+                if hard_total <= 21:
+                    hits_by_hard[has_ace, hard_total, up_index] = drawn_hits[soft, total, up_index]
     pair_actions = np.zeros((10, 10), dtype=np.int64)
     for pair_index in range(10):
         pair_hard = 2 * (pair_index + 1)
@@ -1332,13 +1345,11 @@ def _play_plain(
                     two = second_cards[row]
                     hard = hards[row]
                     ace = aces[row]
-                total = _total(hard, ace)
-                soft = 1 if ace and hard <= 11 else 0
                 # (Unsigned indices, as in _deal: no wrap-around for negative ones.)
                 if can_split and _pair_by_rule(one, two, by_rank):
                     action = pair_actions[np.uint64(_points(one) - 1), up_column]
                 else:
-                    action = first_actions[np.uint64(soft), np.uint64(total), up_column]
+                    action = first_by_hard[np.uint64(ace), np.uint64(hard), up_column]
                 if action != A_SPLIT:
                     # The box's one hand, played out here: the loop below, for the box whose
                     # first decision is a split, plays the same way (and decides that again).
@@ -1354,17 +1365,13 @@ def _play_plain(
                             hard += _points(card)
                             if (card >> 2) == 0:
                                 ace = 1
-                            if hard > 21:
-                                busted = True
-                                break
                             if action == A_DOUBLE:
                                 break
-                            total = _total(hard, ace)
-                            soft = 1 if ace and hard <= 11 else 0
-                            if not drawn_hits[np.uint64(soft), np.uint64(total), up_column]:
+                            if not hits_by_hard[np.uint64(ace), np.uint64(hard), up_column]:
                                 break
                         if void:
                             break
+                        busted = hard > 21
                         if action == A_DOUBLE:
                             stake += unit
                     hards[row] = hard
