@@ -335,7 +335,7 @@ def simulate(
                 progress=lambda done: bar.update(task, completed=done),
                 submit=submit,
                 compiling=lambda: bar.console.print(
-                    "croupier: compiling the simulator's kernel (once, about a minute; "
+                    "croupier: compiling the simulator's kernel (once, about half a minute; "
                     "not counted in the speed) ...",
                     highlight=False,
                 ),
