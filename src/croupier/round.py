@@ -46,7 +46,7 @@ The parts live in their own modules, each a set of functions over the round's st
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -382,15 +382,26 @@ class Round:
         """Every bet placed so far this round, in order (withdrawn ones gone)."""
         return tuple(self._state.bets)
 
-    def staked_by_player(self) -> dict[str, Decimal]:
-        """The money each player has put on the table this round, every bet counted.
+    def staked_by_player(self, of: Collection[str] | None = None) -> dict[str, Decimal]:
+        """The money each player has put on the table this round, every bet counted
+        (``of``: these players' alone; one with nothing on the table is left out).
 
         Initial bets, side bets, insurance, doubles and the bets of split hands, as
         placed (a withdrawn bet no longer counts); what settlement later returns is in
         :attr:`results`.  A wallet takes this much from each player.
+
+        >>> from croupier.presets import find_rules
+        >>> from croupier.shoe import FixedOrder
+        >>> game = Round(find_rules("rws-v5"), FixedOrder([]))
+        >>> _ = game.place_bet("ann", 1, Decimal("25"))
+        >>> _ = game.place_bet("bob", 1, Decimal("10"))
+        >>> game.staked_by_player(), game.staked_by_player(of={"bob", "cy"})
+        ({'ann': Decimal('25.00'), 'bob': Decimal('10.00')}, {'bob': Decimal('10.00')})
         """
         state = self._state
         staked: dict[str, Decimal] = {}
+        if of is not None and not state.boxes:
+            return self._bets_of(of)
         # Summed inline, not through a helper: a server asks after every input, and a
         # crowd betting behind one box makes this a loop over a thousand bets.
         if not state.boxes:
@@ -409,6 +420,17 @@ class Round:
                 for wager in hand.wagers:
                     player = wager.player
                     staked[player] = staked.get(player, ZERO) + wager.stake
+        if of is not None:
+            return {player: amount for player, amount in staked.items() if player in of}
+        return staked
+
+    def _bets_of(self, players: Collection[str]) -> dict[str, Decimal]:
+        """Before the deal: the money ``players`` have on the table."""
+        staked: dict[str, Decimal] = {}
+        for placed in self._state.bets:
+            player = placed.player
+            if player in players:
+                staked[player] = staked.get(player, ZERO) + placed.amount
         return staked
 
     def seated_player(self, box: int) -> str | None:

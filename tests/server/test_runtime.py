@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from decimal import Decimal
+from typing import Any
 
 import pytest
 import sqlalchemy
 
 from croupier.errors import BetError, CardError, IllegalActionError
-from croupier.round import Phase
-from croupier.server import rounds_store
+from croupier.round import Phase, Round
+from croupier.server import ledger, rounds_store
 from croupier.server.errors import ActionRefused, InsufficientFunds
 from croupier.server.runtime import TableRuntime
 from tests.server.tables import act, balance, books, make_crowd, make_users, table
@@ -255,6 +257,49 @@ def test_a_withdrawn_bet_comes_back_to_the_balance(engine: sqlalchemy.Engine) ->
         from croupier.server import ledger
 
         assert ledger.round_stakes(conn, runtime.round_id) == {ids["bob"]: Decimal("60.00")}
+
+
+def test_the_ledger_holds_each_bettors_stake_through_a_crowds_bets_and_withdrawals(
+    engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RWS v5 1.26 and 5.8: players betting behind, adding to their bets, side bets and
+    withdrawing them before "No more bets". Each bet moves its own player's money alone
+    (the server sums no one else's stake again), and after every input the ledger holds
+    on the round exactly what the engine says each player has on the table."""
+    seated = make_users(engine, "ann", "bob")
+    crowd = make_crowd(engine, *(f"punter{n}" for n in range(12)))
+    ids = {**seated, **crowd}
+    runtime = table(engine, ids, "rws-v5")
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    act(runtime, "bet", "bob", {"box": 2, "amount": "50"}, now=1)
+    moves: list[tuple[str, str, dict[str, Any]]] = [
+        ("bet", "punter0", {"box": 1, "amount": "20"}),
+        ("bet", "punter1", {"box": 2, "amount": "10"}),
+        ("bet", "punter0", {"box": 1, "amount": "15"}),  # adds to his bet behind
+        ("bet", "punter2", {"box": 1, "amount": "5", "bet": "player_pair"}),
+        ("withdraw", "punter1", {"box": 2}),
+        ("bet", "ann", {"box": 1, "amount": "25"}),
+        ("withdraw", "punter0", {"box": 1}),
+        *(("bet", f"punter{n}", {"box": 1 + n % 2, "amount": "10"}) for n in range(3, 12)),
+    ]
+    summed: list[frozenset[str] | None] = []
+    whole = Round.staked_by_player
+
+    def counted(game: Round, of: Collection[str] | None = None) -> dict[str, Decimal]:
+        summed.append(None if of is None else frozenset(of))
+        return whole(game, of)
+
+    for op, player, args in moves:
+        summed.clear()
+        with monkeypatch.context() as patched:
+            patched.setattr(Round, "staked_by_player", counted)
+            act(runtime, op, player, args, now=2)
+        assert summed == [frozenset({player})]  # his stake alone was summed again
+        with engine.begin() as conn:
+            held = ledger.round_stakes(conn, runtime.round_id)
+        engine_says = runtime.round.staked_by_player()
+        assert held == {ids[name]: amount for name, amount in engine_says.items()}
+    assert books(engine) == []
 
 
 def test_a_box_under_the_minimum_has_its_bets_returned_and_the_round_plays_on(

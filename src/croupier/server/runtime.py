@@ -42,7 +42,7 @@ from croupier.commands import (
     ops_for,
 )
 from croupier.errors import CroupierError
-from croupier.events import Event
+from croupier.events import BetPlaced, BetReturned, BetWithdrawn, Event
 from croupier.inputs import arguments
 from croupier.presets import find_preset
 from croupier.round import Phase, Round
@@ -126,6 +126,19 @@ class TableConfig:
         for name in ("betting_seconds", "decision_seconds", "offer_seconds", "grace_seconds"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"table {self.id}: {name} must be more than zero")
+
+
+def _bettors(events: Sequence[Event] | None) -> frozenset[str] | None:
+    """The players whose bets ``events`` placed, withdrew or returned, where those are
+    all they did (``None``: anything else, or no events known)."""
+    if not events:
+        return None
+    named: set[str] = set()
+    for event in events:
+        if not isinstance(event, BetPlaced | BetWithdrawn | BetReturned):
+            return None
+        named.add(event.player)
+    return frozenset(named)
 
 
 def _iso(now: float) -> str:
@@ -404,7 +417,7 @@ class TableRuntime:
             record = record.closed(_iso(now), after)
         read: dict[int, Decimal] = {}
         try:
-            staked = self._store(record, now, balances, balances_at_end, read)
+            staked = self._store(record, now, balances, balances_at_end, read, events)
         except Exception:
             self.round = self._rebuild(self.record)
             raise
@@ -537,10 +550,14 @@ class TableRuntime:
         balances: Collection[int] = (),
         balances_at_end: Collection[int] = (),
         read: dict[int, Decimal] | None = None,
+        events: Sequence[Event] | None = None,
     ) -> dict[str, Decimal]:
         """Write the record, move the money it moved, close the round when it is over;
         the ``balances`` of these users whose money it moved (and of ``balances_at_end``
         too when the round is over) then go into ``read``.
+
+        ``events``: what the input did, when it was an input (a bet's own players are
+        then all whose money it can have moved, before the deal).
 
         Returns each player's money on the table, as the ledger now holds it.
         """
@@ -551,13 +568,26 @@ class TableRuntime:
         stored = self.stored
         over = game.phase in _OVER
         status = "open" if not over else ("void" if game.phase is Phase.VOID else "settled")
-        staked = game.staked_by_player()
         # What the ledger holds on the round: known after the last write, else asked.
         known = self._on_table if not over else None
+        # Before the deal, a bet or a withdrawal moves its own player's money alone:
+        # only his stake is summed again, so that a bet costs the same with a thousand
+        # players betting behind as with one.
+        named = _bettors(events) if known is not None and game.phase is Phase.BETTING else None
+        if named is not None and known is not None:
+            now_staked = game.staked_by_player(of=named)
+            staked = {**known, **now_staked}
+            for gone in named - now_staked.keys():
+                staked.pop(gone, None)
+        else:
+            staked = game.staked_by_player()
         # Names to ids first (a lookup inside the write transaction would wait on
-        # itself): only those whose money moves, when the ledger's stakes are known, so
-        # that a bet costs the same with a thousand players at the table as with one.
-        if known is not None:
+        # itself): only those whose money moves, when the ledger's stakes are known.
+        if named is not None and known is not None:
+            names = {
+                name for name in named if staked.get(name, _NOTHING) != known.get(name, _NOTHING)
+            }
+        elif known is not None:
             names = {
                 name
                 for name in staked.keys() | known.keys()
