@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from croupier.cli import cli
 from croupier.presets import find_rules
 from croupier.simulate.run import simulate
+from tests.test_simulate_engine import VARIANTS
 
 
 @pytest.mark.slow
@@ -313,27 +314,7 @@ def test_a_game_shuffled_every_round_starts_every_round_from_a_full_shoe() -> No
 #: casino-to-go surrender; 2:1 wins.
 PLAIN_VARIANTS: dict[str, dict[str, object]] = {
     "": {},
-    "h17-6:5-resplit-hit-aces": {
-        "dealer_hits_soft_17": "true",
-        "blackjack_pays": "6/5",
-        "resplit_aces": "true",
-        "hit_split_aces": "true",
-        "max_split_hands": "4",
-    },
-    "peek-late-rank-no-das": {
-        "hole_card": "peek",
-        "surrender": "late",
-        "split_match": "rank",
-        "double_after_split": "false",
-        "double_on": "9-11",
-    },
-    "no-hole-takes-all-draw-12": {
-        "dealer_blackjack_takes": "all",
-        "must_draw_to_12": "true",
-        "blackjack_paid_immediately": "false",
-        "decks": "2",
-        "penetration": "1/2",
-    },
+    **VARIANTS,
     "no-peek-casino-to-go-3-hands": {
         "hole_card": "no-peek",
         "surrender": "casino-to-go",

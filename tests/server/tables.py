@@ -18,6 +18,7 @@ from croupier.commands import command_from_json
 from croupier.presets import find_rules
 from croupier.server import accounts, ledger
 from croupier.server.commits import Committer
+from croupier.server.records import RoundRecord
 from croupier.server.runtime import CutCard, Input, Outcome, TableConfig, TableRuntime
 from croupier.shoe import ShuffledShoe
 
@@ -131,3 +132,18 @@ def served(app: Any, port: int, **options: Any) -> Iterator[None]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def record_of(round_id: str, number: int = 1, *, closed: bool = False) -> RoundRecord:
+    """A round's record with no input yet (closed: with the time it ended)."""
+    return RoundRecord(
+        round_id=round_id,
+        table="t1",
+        number=number,
+        rules="test",
+        rules_version=1,
+        dealt="dealer",
+        shoe=None,
+        opened_at="2025-03-01T20:00:00+00:00",
+        closed_at="2025-03-01T20:01:00+00:00" if closed else None,
+    )

@@ -19,25 +19,10 @@ from sqlalchemy import func, select
 from croupier.server import ledger, rounds_store
 from croupier.server.commits import GroupCommit, OneByOne
 from croupier.server.errors import InsufficientFunds
-from croupier.server.records import RoundRecord
 from croupier.server.schema import transactions
-from tests.server.tables import act, balance, books, make_crowd, table
+from tests.server.tables import act, balance, books, make_crowd, record_of, table
 
 D = Decimal
-
-
-def record_of(round_id: str, number: int = 1) -> RoundRecord:
-    """A round's record with no input yet."""
-    return RoundRecord(
-        round_id=round_id,
-        table="t1",
-        number=number,
-        rules="test",
-        rules_version=1,
-        dealt="dealer",
-        shoe=None,
-        opened_at="2025-03-01T20:00:00+00:00",
-    )
 
 
 def open_round(engine: sqlalchemy.Engine, round_id: str) -> None:

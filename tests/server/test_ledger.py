@@ -21,8 +21,8 @@ from croupier.server.errors import (
     InvalidAmount,
     LedgerError,
 )
-from croupier.server.records import RoundRecord
 from croupier.server.schema import accounts, legs, metadata, transactions
+from tests.server.tables import record_of
 
 D = Decimal
 
@@ -34,21 +34,6 @@ def snapshot(engine: sqlalchemy.Engine) -> dict[str, list[tuple[Any, ...]]]:
             table.name: sorted((tuple(row) for row in conn.execute(select(table))), key=repr)
             for table in metadata.sorted_tables
         }
-
-
-def record_of(round_id: str, number: int = 1, *, closed: bool = False) -> RoundRecord:
-    """A round's record with no input yet (closed: with the time it ended)."""
-    return RoundRecord(
-        round_id=round_id,
-        table="t1",
-        number=number,
-        rules="test",
-        rules_version=1,
-        dealt="dealer",
-        shoe=None,
-        opened_at="2025-03-01T20:00:00+00:00",
-        closed_at="2025-03-01T20:01:00+00:00" if closed else None,
-    )
 
 
 def new_round(engine: sqlalchemy.Engine, round_id: str, number: int = 1) -> None:
