@@ -958,16 +958,22 @@ def report_watched(
             f"{played.connected} of {watchers} watchers still connected"
         )
         per_frame = server_per_frame(played, paced) * 1e6
+        # An estimate by difference: where the actions' own cost varied by more than
+        # the watchers cost, it comes out at or below zero, and says so.
+        if math.isnan(per_frame) or per_frame > 0:
+            cost = f"server CPU {per_frame:6.1f} µs a frame"
+        else:
+            cost = "server CPU a frame: below the noise of the actions' cost"
         print(
             f"  {indent + 'frames to the watchers':34s} {played.frames:8d} frames"
-            f"   {played.frames / played.elapsed:8.1f} a second"
-            f"   server CPU {per_frame:6.1f} µs a frame"
+            f"   {played.frames / played.elapsed:8.1f} a second   {cost}"
         )
 
 
 def ratio(current: float, anchor: float) -> str:
-    """``current / anchor`` as text (``n/a`` where either is unknown)."""
-    if math.isnan(current) or math.isnan(anchor) or anchor <= 0:
+    """``current / anchor`` as text (``n/a`` where either is unknown, or not above zero:
+    an estimate by difference lost in the noise)."""
+    if math.isnan(current) or math.isnan(anchor) or anchor <= 0 or current <= 0:
         return "n/a"
     return f"{current / anchor:.2f}"
 

@@ -157,6 +157,25 @@ GROUPS = (
         needs="PostgreSQL (--postgres)",
     ),
     Group(
+        "load_watchers",
+        "1,000 watchers at one table of seven players, and 5,000 in the watchers' own "
+        "processes, beside the second edition's server",
+        (
+            (
+                "benchmarks/load.py",
+                *("--bots", "7", "--seconds", "10", "--warmup", "5", "--watchers", "1000"),
+                *("--bot-processes", "2", "--anchor", "c2d3d03"),
+            ),
+            (
+                "benchmarks/load.py",
+                *("--bots", "7", "--seconds", "10", "--warmup", "5", "--watchers", "5000"),
+                *("--bot-processes", "2"),
+            ),
+        ),
+        ("server.md",),
+        minutes=6,
+    ),
+    Group(
         "load_behind",
         "200 players betting behind one box, beside the server before its inputs ran "
         "where they are committed",
