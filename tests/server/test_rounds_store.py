@@ -286,6 +286,29 @@ def test_player_rounds_newest_first(engine: sqlalchemy.Engine) -> None:
         assert rounds_store.player_rounds(conn, 999) == []
 
 
+def test_a_players_list_of_rounds_reads_their_columns_not_their_records(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A round whose stored record was damaged (by hand, in the database) is still
+    listed: the list reads the rounds' columns, and recall alone reads a record."""
+    with engine.begin() as conn:
+        (alice,) = users(conn, "alice")
+        create(conn, "t1-1", number=1, at=T0)
+        rounds_store.join_round(conn, "t1-1", alice, Decimal("10"))
+        conn.execute(rounds.update().where(rounds.c.id == "t1-1").values(record='{"number": "x"}'))
+    with engine.connect() as conn:
+        ((played, before, after),) = rounds_store.player_rounds(conn, alice)
+        assert (played.id, played.number, played.status, before, after) == (
+            "t1-1",
+            1,
+            "open",
+            Decimal("10.00"),
+            None,
+        )
+        with pytest.raises(MalformedRecord):
+            rounds_store.load_round(conn, "t1-1")
+
+
 def test_inputs_are_appended_one_row_each_and_the_record_is_not_rewritten(
     engine: sqlalchemy.Engine,
 ) -> None:

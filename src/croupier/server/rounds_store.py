@@ -49,6 +49,7 @@ from croupier.server.schema import (
 )
 
 __all__ = [
+    "PlayedRound",
     "RoundRow",
     "append_input",
     "create_round",
@@ -82,6 +83,18 @@ class RoundRow:
     record: RoundRecord
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class PlayedRound:
+    """A round as a player's list of rounds shows it: its columns, not its record."""
+
+    id: str
+    table_id: str
+    number: int
+    rules_name: str
+    rules_version: str
+    status: str
 
 
 def _encode(round_id: str, record: dict[str, Any]) -> str:
@@ -597,12 +610,25 @@ def finish_round_players(
 
 def player_rounds(
     conn: sqlalchemy.Connection, user_id: int, limit: int = 10
-) -> list[tuple[RoundRow, Decimal, Decimal | None]]:
-    """A user's latest rounds, newest first: (round, balance before, balance after)."""
+) -> list[tuple[PlayedRound, Decimal, Decimal | None]]:
+    """A user's latest rounds, newest first: (round, balance before, balance after).
+
+    Read from the rounds' columns alone: a list of rounds neither reads nor parses
+    their records and inputs (recall does, one round at a time).
+    """
     if limit < 1:
         return []
     query = (
-        select(rounds, round_players.c.balance_before, round_players.c.balance_after)
+        select(
+            rounds.c.id,
+            rounds.c.table_id,
+            rounds.c.number,
+            rounds.c.rules_name,
+            rounds.c.rules_version,
+            rounds.c.status,
+            round_players.c.balance_before,
+            round_players.c.balance_after,
+        )
         .join(round_players, round_players.c.round_id == rounds.c.id)
         .where(round_players.c.user_id == user_id)
         .order_by(rounds.c.created_at.desc(), rounds.c.number.desc(), rounds.c.id.desc())
@@ -610,7 +636,9 @@ def player_rounds(
     )
     return [
         (
-            _row(conn, row),
+            PlayedRound(
+                row.id, row.table_id, row.number, row.rules_name, row.rules_version, row.status
+            ),
             from_units(row.balance_before),
             None if row.balance_after is None else from_units(row.balance_after),
         )
