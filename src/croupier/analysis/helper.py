@@ -27,14 +27,14 @@ import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from types import TracebackType
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from croupier.analysis.native import threads
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkProcess
 
-__all__ = ["Helper", "can_help"]
+__all__ = ["Helper", "TwoEnds", "can_help"]
 
 Result = TypeVar("Result")
 
@@ -48,6 +48,48 @@ def can_help() -> bool:
     return _CAN_FORK and threads() > 1
 
 
+class TwoEnds:
+    """The places ``0 .. size - 1`` of a queue shared with a forked process, taken from
+    the front (no more than the first ``front``) and from the back until the two meet.
+
+    >>> import multiprocessing
+    >>> ends = TwoEnds(multiprocessing.get_context("fork"), 4, front=1)
+    >>> ends.take_front(), ends.take_front(), ends.take_back(), ends.taken()
+    (0, None, 3, (1, 3))
+    """
+
+    def __init__(self, context: Any, size: int, *, front: int) -> None:
+        self.size = size
+        self.front = front
+        # The next place at the front, and one past the last place left at the back.
+        self._ends = context.RawArray("i", [0, size])
+        self._lock = context.Lock()
+
+    def take_front(self) -> int | None:
+        """The next place from the front, or None when the two ends have met (or the
+        front's places are taken)."""
+        with self._lock:
+            first, last = int(self._ends[0]), int(self._ends[1])
+            if first >= min(last, self.front):
+                return None
+            self._ends[0] = first + 1
+            return first
+
+    def take_back(self) -> int | None:
+        """The next place from the back, or None when the two ends have met."""
+        with self._lock:
+            first, last = int(self._ends[0]), int(self._ends[1])
+            if first >= last:
+                return None
+            self._ends[1] = last - 1
+            return last - 1
+
+    def taken(self) -> tuple[int, int]:
+        """The places taken: those before the first, and from the second on."""
+        with self._lock:
+            return int(self._ends[0]), int(self._ends[1])
+
+
 class Helper(Generic[Result]):
     """A forked process computing ``work(place)`` for places from the front of a queue
     of ``size`` (no more than the first ``front``) while this process takes places from
@@ -55,12 +97,10 @@ class Helper(Generic[Result]):
 
     def __init__(self, work: Callable[[int], Result], size: int, *, front: int) -> None:
         context = multiprocessing.get_context("fork")
-        self._front = front
-        self._size = size
+        self._ends = TwoEnds(context, size, front=front)
+        self.take_front = self._ends.take_front
+        self.take_back = self._ends.take_back
         self._parent = os.getpid()
-        # The next place at the front, and one past the last place left at the back.
-        self._ends = context.RawArray("i", [0, size])
-        self._lock = context.Lock()
         self._receiving, sending = context.Pipe(duplex=False)
         self._process: ForkProcess = context.Process(
             target=self._help, args=(sending, work), daemon=True
@@ -79,29 +119,10 @@ class Helper(Generic[Result]):
     ) -> None:
         self.stop()
 
-    def take_front(self) -> int | None:
-        """The next place from the front, or None when the two ends have met (or the
-        front's places are taken)."""
-        with self._lock:
-            first, last = int(self._ends[0]), int(self._ends[1])
-            if first >= min(last, self._front):
-                return None
-            self._ends[0] = first + 1
-            return first
-
-    def take_back(self) -> int | None:
-        """The next place from the back, or None when the two ends have met."""
-        with self._lock:
-            first, last = int(self._ends[0]), int(self._ends[1])
-            if first >= last:
-                return None
-            self._ends[1] = last - 1
-            return last - 1
-
     def started(self) -> int:
         """How many places the two processes have taken."""
-        with self._lock:
-            return int(self._ends[0]) + self._size - int(self._ends[1])
+        first, last = self._ends.taken()
+        return first + self._ends.size - last
 
     def results(self) -> list[tuple[int, Result]]:
         """The (place, result) the helper computed, once it is done (fewer if it died)."""

@@ -59,7 +59,7 @@ from croupier.analysis.game import (
     sharing_valuations,
     up_card_result,
 )
-from croupier.analysis.helper import can_help
+from croupier.analysis.helper import TwoEnds, can_help
 from croupier.analysis.shoe import ACE, RANKS, TEN
 from croupier.analysis.strategy import chart_cells, derive_strategy
 from croupier.errors import RulesError
@@ -320,32 +320,17 @@ class _Worker:
 
     def __init__(self, valuer: _Valuer, queue: list[list[Piece]], *, front: int) -> None:
         context = multiprocessing.get_context("fork")
-        self._front = front
-        self._size = len(queue)
+        self._ends = TwoEnds(context, len(queue), front=front)
+        #: The next place of the queue from the back (None when the two ends have met),
+        #: and the places taken (those before the first, and from the second on).
+        self.take_back, self.taken = self._ends.take_back, self._ends.taken
         self._parent = os.getpid()
-        # The next place at the front, and one past the last place left at the back.
-        self._ends = context.RawArray("i", [0, len(queue)])
-        self._lock = context.Lock()
         self._connection, theirs = context.Pipe()
         self._process: ForkProcess = context.Process(
             target=self._work, args=(theirs, valuer, queue), daemon=True
         )
         self._process.start()
         theirs.close()
-
-    def take_back(self) -> int | None:
-        """The next place of the queue from the back, or None when the two ends have met."""
-        with self._lock:
-            first, last = int(self._ends[0]), int(self._ends[1])
-            if first >= last:
-                return None
-            self._ends[1] = last - 1
-            return last - 1
-
-    def taken(self) -> tuple[int, int]:
-        """The places of the queue taken: those before the first, and from the second on."""
-        with self._lock:
-            return int(self._ends[0]), int(self._ends[1])
 
     def value(self, pieces: list[Piece]) -> None:
         """Have the worker value ``pieces`` (:meth:`results` gives their figures)."""
@@ -372,14 +357,6 @@ class _Worker:
         self._process.join()
         self._connection.close()
 
-    def _take_front(self) -> int | None:
-        with self._lock:
-            first, last = int(self._ends[0]), int(self._ends[1])
-            if first >= min(last, self._front):
-                return None
-            self._ends[0] = first + 1
-            return first
-
     def _work(self, connection: Connection, valuer: _Valuer, queue: list[list[Piece]]) -> None:
         """The worker's work, in the forked process."""
         self._connection.close()
@@ -387,7 +364,7 @@ class _Worker:
         devnull = open(os.devnull, "w")  # noqa: SIM115 - open for the process's life
         sys.stdout = sys.stderr = devnull
         # A parent that died is not waited for beyond the piece under way.
-        while os.getppid() == self._parent and (place := self._take_front()) is not None:
+        while os.getppid() == self._parent and (place := self._ends.take_front()) is not None:
             connection.send((place, [valuer.piece(*piece) for piece in queue[place]]))
         connection.send(None)
         while True:
