@@ -9,13 +9,15 @@ textbook chart the C file holds), and runs each and croupier's kernel on one cor
 the same number of rounds, each the best of ``--repeats`` runs by CPU time (the C
 program times its own loop with ``clock()``; the kernel is timed with
 ``time.process_time`` around its calls, after one call that compiles or loads it).
+The runs are short and many, taken in turn, so that the busy moments of a shared
+machine fall on each simulator alike and each one's best run is a quiet one.
 
 Prints rounds per CPU-second for each, the ratio of croupier's to the C simulator's
 with the same chart (target: 1.0 or more), each one's mean result per round with its
 standard error (every run's rounds pooled), and the z of the two means' difference:
 the same game, played with different random cards, agrees within sampling error.
 
-    python benchmarks/simulate_vs_c.py [--rounds 20000000] [--repeats 3]
+    python benchmarks/simulate_vs_c.py [--rounds 2000000] [--repeats 20]
 """
 
 from __future__ import annotations
@@ -158,8 +160,8 @@ def best(runs: list[Run]) -> Run:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=20_000_000, help="rounds per run")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each (best kept)")
+    parser.add_argument("--rounds", type=int, default=2_000_000, help="rounds per run")
+    parser.add_argument("--repeats", type=int, default=20, help="runs of each (best kept)")
     options = parser.parse_args()
     if shutil.which("gcc") is None:
         sys.exit("gcc is needed to build the C simulator")

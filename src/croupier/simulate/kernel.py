@@ -1046,74 +1046,20 @@ def run_chunk(
     return pos
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
-def _play_plain(
-    one_box: bool,
-    shoe: ByteArray,
-    p: IntArray,
-    first_play: IntArray,
-    drawn_stands: IntArray,
-    pair_play: IntArray,
-    rounds: int,
-    seed: UIntArray,
-    tally: IntArray,
-    hand_histogram: IntArray,
-    session_histogram: IntArray,
-    trace: IntArray,
-) -> int:
-    """The body of :func:`run_plain`, compiled twice (``one_box`` is taken as a
-    literal): once for one box, where the compiler drops the loops over boxes, about a
-    tenth of the round's time, and once for any number of boxes."""
-    n = shoe.shape[0]
-    numba.literally(one_box)  # type: ignore[attr-defined]
-    boxes = 1 if one_box else p[P_BOXES]
-    unit = p[P_UNIT]
-    cut = p[P_CUT]
-    shuffle_each_round = p[P_SHUFFLE_EVERY_ROUND] == 1
-    session = p[P_SESSION]
-    hole = p[P_HOLE]
-    by_rank = p[P_SPLIT_BY_RANK]
-    max_hands = p[P_MAX_HANDS]
-    surrender_rule = p[P_SURRENDER]
+@numba.njit(cache=True, nogil=True)  # type: ignore[misc]
+def _plain_tables(
+    p: IntArray, first_play: IntArray, drawn_stands: IntArray, pair_play: IntArray
+) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray, int, int]:
+    """The plain kernels' tables, worked out once before the first round: each chart
+    cell's action under the rules' legal masks (the first decision by total, by the
+    hand's hard total and Ace, and a pair's; a drawn hand's hit or stand, by total and by
+    hard total and Ace), and the dealer's standing hard totals as two bit sets (without an
+    Ace, with one)."""
     draw_to_12 = p[P_DRAW_TO_12]
-    blackjack_at_once = p[P_BLACKJACK_AT_ONCE]
-    blackjack_pays = p[P_BLACKJACK_PAYS]
-    takes = p[P_DEALER_BLACKJACK_TAKES]
-    double_after_split = p[P_DOUBLE_AFTER_SPLIT]
     double_nine_to_eleven = p[P_DOUBLE_NINE_TO_ELEVEN]
     double_on_21 = p[P_DOUBLE_ON_21]
-    hit_split_aces = p[P_HIT_SPLIT_ACES]
-    hole_first = p[P_HOLE_FIRST]
-    resplit_aces = p[P_RESPLIT_ACES]
-    win_pays = p[P_WIN_PAYS]
-    even_money = win_pays == unit
+    surrender_rule = p[P_SURRENDER]
     late_surrender = surrender_rule == 1 or surrender_rule == 3
-    hand_offset = hand_histogram.shape[0] // 2
-    hand_last = hand_histogram.shape[0] - 1
-    session_offset = session_histogram.shape[0] // 2
-    session_last = session_histogram.shape[0] - 1
-    # Every bet is one initial bet: a round wagers the same, void rounds aside.
-    wager = boxes * unit
-    s0 = seed[0]
-    s1 = seed[1]
-    s2 = seed[2]
-    s3 = seed[3]
-    # The hands of a round, one entry per hand (boxes * 4), field by field.
-    size = boxes * 4
-    first_cards = np.zeros(size, dtype=np.int64)
-    second_cards = np.zeros(size, dtype=np.int64)
-    hards = np.zeros(size, dtype=np.int64)
-    aces = np.zeros(size, dtype=np.int64)
-    card_counts = np.zeros(size, dtype=np.int64)
-    from_splits = np.zeros(size, dtype=np.int64)
-    stakes = np.zeros(size, dtype=np.int64)
-    settled = np.zeros(size, dtype=np.int64)
-    nets = np.zeros(size, dtype=np.int64)
-    outcomes = np.zeros(size, dtype=np.int64)
-    surrendered = np.zeros(size, dtype=np.int64)
-    naturals = np.zeros(size, dtype=np.int64)
-    counts = np.zeros(boxes, dtype=np.int64)
-    outcome_counts = np.zeros(7, dtype=np.int64)
     first_legal = np.zeros(32, dtype=np.int64)
     drawn_legal = np.zeros(32, dtype=np.int64)
     for legal_total in range(32):
@@ -1132,7 +1078,6 @@ def _play_plain(
         first_legal[legal_total] = mask
     # Each chart cell's action under the rules' legal mask, looked up in the round: the
     # first decision by total, a pair's first decision, and a drawn hand's hit or stand.
-    can_split = max_hands > 1
     first_actions = np.zeros((2, 32, 10), dtype=np.int64)
     drawn_hits = np.zeros((2, 32, 10), dtype=np.int64)
     for soft in range(2):
@@ -1183,6 +1128,85 @@ def _play_plain(
                     dealer_stands_ace |= 1 << stand_hard
                 else:
                     dealer_stands_hard |= 1 << stand_hard
+    return (
+        first_actions,
+        drawn_hits,
+        first_by_hard,
+        hits_by_hard,
+        pair_actions,
+        dealer_stands_hard,
+        dealer_stands_ace,
+    )
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
+def _play_plain(
+    shoe: ByteArray,
+    p: IntArray,
+    first_play: IntArray,
+    drawn_stands: IntArray,
+    pair_play: IntArray,
+    rounds: int,
+    seed: UIntArray,
+    tally: IntArray,
+    hand_histogram: IntArray,
+    session_histogram: IntArray,
+    trace: IntArray,
+) -> int:
+    """The body of :func:`run_plain` for several boxes (one box has
+    :func:`_play_one_box`)."""
+    n = shoe.shape[0]
+    boxes = p[P_BOXES]
+    unit = p[P_UNIT]
+    cut = p[P_CUT]
+    shuffle_each_round = p[P_SHUFFLE_EVERY_ROUND] == 1
+    session = p[P_SESSION]
+    hole = p[P_HOLE]
+    by_rank = p[P_SPLIT_BY_RANK]
+    max_hands = p[P_MAX_HANDS]
+    surrender_rule = p[P_SURRENDER]
+    draw_to_12 = p[P_DRAW_TO_12]
+    blackjack_at_once = p[P_BLACKJACK_AT_ONCE]
+    blackjack_pays = p[P_BLACKJACK_PAYS]
+    takes = p[P_DEALER_BLACKJACK_TAKES]
+    double_after_split = p[P_DOUBLE_AFTER_SPLIT]
+    double_nine_to_eleven = p[P_DOUBLE_NINE_TO_ELEVEN]
+    double_on_21 = p[P_DOUBLE_ON_21]
+    hit_split_aces = p[P_HIT_SPLIT_ACES]
+    hole_first = p[P_HOLE_FIRST]
+    resplit_aces = p[P_RESPLIT_ACES]
+    win_pays = p[P_WIN_PAYS]
+    even_money = win_pays == unit
+    hand_offset = hand_histogram.shape[0] // 2
+    hand_last = hand_histogram.shape[0] - 1
+    session_offset = session_histogram.shape[0] // 2
+    session_last = session_histogram.shape[0] - 1
+    # Every bet is one initial bet: a round wagers the same, void rounds aside.
+    wager = boxes * unit
+    s0 = seed[0]
+    s1 = seed[1]
+    s2 = seed[2]
+    s3 = seed[3]
+    # The hands of a round, one entry per hand (boxes * 4), field by field.
+    size = boxes * 4
+    first_cards = np.zeros(size, dtype=np.int64)
+    second_cards = np.zeros(size, dtype=np.int64)
+    hards = np.zeros(size, dtype=np.int64)
+    aces = np.zeros(size, dtype=np.int64)
+    card_counts = np.zeros(size, dtype=np.int64)
+    from_splits = np.zeros(size, dtype=np.int64)
+    stakes = np.zeros(size, dtype=np.int64)
+    settled = np.zeros(size, dtype=np.int64)
+    nets = np.zeros(size, dtype=np.int64)
+    outcomes = np.zeros(size, dtype=np.int64)
+    surrendered = np.zeros(size, dtype=np.int64)
+    naturals = np.zeros(size, dtype=np.int64)
+    counts = np.zeros(boxes, dtype=np.int64)
+    outcome_counts = np.zeros(7, dtype=np.int64)
+    tables = _plain_tables(p, first_play, drawn_stands, pair_play)
+    first_actions, drawn_hits, first_by_hard, hits_by_hard, pair_actions = tables[:5]
+    dealer_stands_hard, dealer_stands_ace = tables[5:]
+    can_split = max_hands > 1
     # The sums, added to ``tally`` at the end (and read by the trace meanwhile).
     played = 0
     voids = 0
@@ -1685,6 +1709,541 @@ def _play_plain(
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
+def _play_one_box(
+    shoe: ByteArray,
+    p: IntArray,
+    first_play: IntArray,
+    drawn_stands: IntArray,
+    pair_play: IntArray,
+    rounds: int,
+    seed: UIntArray,
+    tally: IntArray,
+    hand_histogram: IntArray,
+    session_histogram: IntArray,
+    trace: IntArray,
+) -> int:
+    """The body of :func:`run_plain` for one box: the box's hand lives in local variables
+    from the deal to the settlement, as a hand-written simulator keeps it, and only a
+    box that splits puts its hands in arrays (the same play as :func:`_play_plain`)."""
+    n = shoe.shape[0]
+    unit = p[P_UNIT]
+    cut = p[P_CUT]
+    shuffle_each_round = p[P_SHUFFLE_EVERY_ROUND] == 1
+    session = p[P_SESSION]
+    hole = p[P_HOLE]
+    by_rank = p[P_SPLIT_BY_RANK]
+    max_hands = p[P_MAX_HANDS]
+    surrender_rule = p[P_SURRENDER]
+    draw_to_12 = p[P_DRAW_TO_12]
+    blackjack_at_once = p[P_BLACKJACK_AT_ONCE]
+    blackjack_pays = p[P_BLACKJACK_PAYS]
+    takes = p[P_DEALER_BLACKJACK_TAKES]
+    double_after_split = p[P_DOUBLE_AFTER_SPLIT]
+    double_nine_to_eleven = p[P_DOUBLE_NINE_TO_ELEVEN]
+    double_on_21 = p[P_DOUBLE_ON_21]
+    hit_split_aces = p[P_HIT_SPLIT_ACES]
+    hole_first = p[P_HOLE_FIRST]
+    resplit_aces = p[P_RESPLIT_ACES]
+    win_pays = p[P_WIN_PAYS]
+    even_money = win_pays == unit
+    hand_offset = hand_histogram.shape[0] // 2
+    hand_last = hand_histogram.shape[0] - 1
+    session_offset = session_histogram.shape[0] // 2
+    session_last = session_histogram.shape[0] - 1
+    wager = unit
+    s0 = seed[0]
+    s1 = seed[1]
+    s2 = seed[2]
+    s3 = seed[3]
+    # A box that splits: its hands, one entry each, field by field.
+    first_cards = np.zeros(4, dtype=np.int64)
+    second_cards = np.zeros(4, dtype=np.int64)
+    hards = np.zeros(4, dtype=np.int64)
+    aces = np.zeros(4, dtype=np.int64)
+    card_counts = np.zeros(4, dtype=np.int64)
+    from_splits = np.zeros(4, dtype=np.int64)
+    stakes = np.zeros(4, dtype=np.int64)
+    settled = np.zeros(4, dtype=np.int64)
+    nets = np.zeros(4, dtype=np.int64)
+    outcomes = np.zeros(4, dtype=np.int64)
+    surrendered = np.zeros(4, dtype=np.int64)
+    outcome_counts = np.zeros(7, dtype=np.int64)
+    tables = _plain_tables(p, first_play, drawn_stands, pair_play)
+    first_actions, drawn_hits, first_by_hard, hits_by_hard, pair_actions = tables[:5]
+    dealer_stands_hard, dealer_stands_ace = tables[5:]
+    can_split = max_hands > 1
+    # The hot lookups as flat arrays, indexed by constant strides.
+    first_flat = first_by_hard.ravel()
+    hits_flat = hits_by_hard.ravel()
+    pair_flat = pair_actions.ravel()
+    # The sums.  Few are kept in registers: the rare ones are counted in memory (voids,
+    # doubles, splits), and a round's count, its hands and its box's square follow from
+    # the others (one box: a hand a round, and one more for each split).
+    net_sum = 0
+    squares = 0
+    rare = np.zeros(3, dtype=np.int64)  # voids, doubles, splits
+    session_net = 0
+    session_rounds = 0
+    pos = 0
+    every = rounds // trace.shape[0] if trace.shape[0] > 0 else 0
+    countdown = every
+    traced = 0
+    initial_cards = 2 + (1 if hole == 0 else 2)
+    for played in range(rounds):
+        if every > 0:
+            if countdown == 0 and traced < trace.shape[0]:
+                voids = rare[0]
+                kept = played - voids
+                trace[traced, T_ROUNDS] = tally[T_ROUNDS] + played
+                trace[traced, T_VOIDS] = tally[T_VOIDS] + voids
+                trace[traced, T_NET] = tally[T_NET] + net_sum
+                trace[traced, T_ROUND_SQUARES] = tally[T_ROUND_SQUARES] + squares
+                trace[traced, T_BOX_SQUARES] = tally[T_BOX_SQUARES] + squares
+                trace[traced, T_WAGERED] = tally[T_WAGERED] + kept * wager
+                trace[traced, T_NET_BY_WAGER] = tally[T_NET_BY_WAGER] + net_sum * wager
+                trace[traced, T_WAGER_SQUARES] = tally[T_WAGER_SQUARES] + kept * wager * wager
+                traced += 1
+                countdown = every
+            countdown -= 1
+        if pos >= cut or (shuffle_each_round and pos > 0):
+            pos = 0
+        void = False
+        dealer_blackjack = False
+        final_total = 0
+        # The box's hand: its cards' hard total and Ace, its stake, and how it ended.
+        hard = 0
+        ace = 0
+        stake = unit
+        natural = False
+        done = False  # settled before the dealer's hand: its net and outcome are known
+        net = 0
+        outcome = 0
+        gave_up = False
+        count = 1  # the box's hands: more than one once it splits
+        while True:  # one pass: a break leaves the round
+            # -- the initial deal
+            if n - pos < initial_cards:
+                void = True
+                break
+            one, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+            pos += 1
+            first_dealer, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+            pos += 1
+            two, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+            pos += 1
+            hard = _points(one) + _points(two)
+            ace = 1 if (one >> 2) == 0 or (two >> 2) == 0 else 0
+            natural = hard == 11 and ace == 1
+            up = first_dealer
+            hole_card = -1
+            if hole != 0:
+                second_dealer, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                pos += 1
+                if hole_first:
+                    up = second_dealer
+                    hole_card = first_dealer
+                else:
+                    hole_card = second_dealer
+            up_points = _points(up)
+            up_index = up_points - 1
+            up_ace = up_points == 1
+            up_blackjack = up_ace or up_points == 10
+            # -- interim settlement: blackjacks at once, the RWS surrender offer, the peek
+            if natural and blackjack_at_once and not up_blackjack:
+                net = blackjack_pays
+                outcome = O_BLACKJACK
+                done = True
+            if surrender_rule == 2 and not up_ace and not natural:
+                legal = (1 << A_HIT) | (1 << A_STAND) | (1 << A_SURRENDER)
+                total = _total(hard, ace)
+                play = -1
+                if max_hands >= 2 and _pair_by_rule(one, two, by_rank):
+                    legal |= 1 << A_SPLIT
+                    play = pair_play[_points(one) - 1, up_index]
+                    if play != 4 and play != 7:
+                        play = -1
+                if play < 0:
+                    play = first_play[ace if hard <= 11 else 0, total, up_index]
+                if _resolve(play, legal) == A_SURRENDER:
+                    gave_up = True
+                    done = True
+                    net = unit // 2 - unit
+                    outcome = O_SURRENDER
+            peeked = False
+            if hole == 1 and up_blackjack:
+                peeked = True
+                if up_points + _points(hole_card) == 11:
+                    # The peek finds a blackjack: straight to settlement.
+                    dealer_blackjack = True
+                    final_total = 21
+                    break
+                if natural and not done:
+                    net = blackjack_pays
+                    outcome = O_BLACKJACK
+                    done = True
+            # While the dealer may still turn out to hold a blackjack (no peek, an Ace or ten up).
+            blackjack_possible = up_blackjack and not peeked
+            holds_bust = takes == 1 and blackjack_possible
+            # Whether the hand still has a bet for the dealer's second card (no hole card),
+            # and one the dealer must play out against.
+            open_bet = False
+            live = False
+            # -- the player's turn
+            if done:
+                pass
+            elif natural:
+                open_bet = True
+            else:
+                # (Unsigned indices, as in _deal: no wrap-around for negative ones.)
+                if can_split and _pair_by_rule(one, two, by_rank):
+                    action = pair_flat[np.uint64((_points(one) - 1) * 10 + up_index)]
+                else:
+                    action = first_flat[np.uint64(ace * 320 + hard * 10 + up_index)]
+                if action != A_SPLIT:
+                    busted = False
+                    if action in (A_HIT, A_DOUBLE):
+                        while True:
+                            if pos >= n:
+                                void = True
+                                break
+                            card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                            pos += 1
+                            hard += _points(card)
+                            if (card >> 2) == 0:
+                                ace = 1
+                            if action == A_DOUBLE:
+                                break
+                            if not hits_flat[np.uint64(ace * 320 + hard * 10 + up_index)]:
+                                break
+                        if void:
+                            break
+                        busted = hard > 21
+                        if action == A_DOUBLE:
+                            stake += unit
+                    if busted:
+                        if holds_bust:
+                            open_bet = True
+                        else:
+                            done = True
+                            net = -stake
+                            outcome = O_BUST
+                    elif action == A_SURRENDER:
+                        gave_up = True
+                        if surrender_rule == 3 and blackjack_possible:
+                            open_bet = True
+                        else:
+                            done = True
+                            net = stake // 2 - stake
+                            outcome = O_SURRENDER
+                    else:
+                        open_bet = True
+                        live = True
+                else:
+                    # The box splits: its hands in the arrays, played as _play_plain plays
+                    # them (the first hand decides again, and splits).
+                    first_cards[0] = one
+                    second_cards[0] = two
+                    hards[0] = hard
+                    aces[0] = ace
+                    card_counts[0] = 2
+                    from_splits[0] = 0
+                    settled[0] = 0
+                    surrendered[0] = 0
+                    h = 0
+                    while h < count:
+                        row = h
+                        h += 1
+                        one = first_cards[row]
+                        two = second_cards[row]
+                        hard = hards[row]
+                        ace = aces[row]
+                        cards = card_counts[row]
+                        from_split = from_splits[row]
+                        split_aces = from_split == 1 and (one >> 2) == 0
+                        stake = unit
+                        busted = False
+                        gave_up = False
+                        while True:  # the decision on two cards; again after each split
+                            if cards == 1:
+                                # A split hand takes its second card when its turn comes.
+                                if pos >= n:
+                                    void = True
+                                    break
+                                two, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                                pos += 1
+                                hard += _points(two)
+                                if (two >> 2) == 0:
+                                    ace = 1
+                                cards = 2
+                            total = _total(hard, ace)
+                            soft = 1 if ace and hard <= 11 else 0
+                            if not from_split:
+                                # The box's first decision, looked up.
+                                if can_split and _pair_by_rule(one, two, by_rank):
+                                    action = pair_actions[_points(one) - 1, up_index]
+                                else:
+                                    action = first_actions[soft, total, up_index]
+                            else:
+                                legal = 0
+                                if total < 21 and (not split_aces or hit_split_aces):
+                                    legal |= 1 << A_HIT
+                                if total >= 12 or not draw_to_12:
+                                    legal |= 1 << A_STAND
+                                if (
+                                    not split_aces
+                                    and double_after_split
+                                    and (not double_nine_to_eleven or (total >= 9 and total <= 11))
+                                    and (total != 21 or double_on_21)
+                                ):
+                                    legal |= 1 << A_DOUBLE
+                                split_legal = (
+                                    _pair_by_rule(one, two, by_rank)
+                                    and count < max_hands
+                                    and (not split_aces or resplit_aces)
+                                )
+                                action = A_STAND
+                                if split_legal:
+                                    cell = pair_play[_points(one) - 1, up_index]
+                                    if cell == 4 or cell == 7:
+                                        action = A_SPLIT
+                                    else:
+                                        action = _resolve(first_play[soft, total, up_index], legal)
+                                elif legal != (1 << A_STAND):
+                                    action = _resolve(first_play[soft, total, up_index], legal)
+                            if action != A_SPLIT:
+                                break
+                            new = count
+                            count += 1
+                            split_ace = 1 if (one >> 2) == 0 else 0
+                            first_cards[new] = two
+                            hards[new] = _points(two)
+                            aces[new] = split_ace
+                            card_counts[new] = 1
+                            from_splits[new] = 1
+                            settled[new] = 0
+                            surrendered[new] = 0
+                            hard = _points(one)
+                            ace = split_ace
+                            cards = 1
+                            from_split = 1
+                            split_aces = split_ace == 1
+                        if void:
+                            break
+                        # -- the action: stand, double, hit (and on while the chart says), surrender
+                        if action in (A_HIT, A_DOUBLE):
+                            can_hit = not split_aces or hit_split_aces
+                            while True:
+                                if pos >= n:
+                                    void = True
+                                    break
+                                card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                                pos += 1
+                                hard += _points(card)
+                                if (card >> 2) == 0:
+                                    ace = 1
+                                cards += 1
+                                if hard > 21:
+                                    busted = True
+                                    break
+                                if action == A_DOUBLE:
+                                    break
+                                total = _total(hard, ace)
+                                soft = 1 if ace and hard <= 11 else 0
+                                if not (can_hit and drawn_hits[soft, total, up_index]):
+                                    break
+                            if void:
+                                break
+                            if action == A_DOUBLE:
+                                stake += unit
+                        elif action == A_SURRENDER:
+                            gave_up = True
+                        hards[row] = hard
+                        aces[row] = ace
+                        card_counts[row] = cards
+                        from_splits[row] = from_split
+                        stakes[row] = stake
+                        if busted:
+                            if holds_bust:
+                                open_bet = True
+                            else:
+                                settled[row] = 1
+                                nets[row] = -stake
+                                outcomes[row] = O_BUST
+                        elif gave_up:
+                            surrendered[row] = 1
+                            if surrender_rule == 3 and blackjack_possible:
+                                open_bet = True
+                            else:
+                                settled[row] = 1
+                                nets[row] = stake // 2 - stake
+                                outcomes[row] = O_SURRENDER
+                        else:
+                            open_bet = True
+                            live = True
+                    if void:
+                        break
+            # -- the dealer's hand
+            dealer_hard = up_points
+            dealer_ace = up_ace
+            dealer_cards = 1
+            if hole != 0:
+                hole_points = _points(hole_card)
+                dealer_hard += hole_points
+                dealer_ace = dealer_ace or hole_points == 1
+                dealer_cards = 2
+            elif open_bet:
+                if pos >= n:
+                    void = True
+                    break
+                card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                pos += 1
+                card_points = _points(card)
+                dealer_hard += card_points
+                dealer_ace = dealer_ace or card_points == 1
+                dealer_cards = 2
+            dealer_blackjack = dealer_cards == 2 and dealer_hard == 11 and dealer_ace
+            if live and dealer_cards > 1 and not dealer_blackjack:
+                while True:
+                    stands_on = dealer_stands_ace if dealer_ace else dealer_stands_hard
+                    if (stands_on >> dealer_hard) & 1:
+                        break
+                    if pos >= n:
+                        void = True
+                        break
+                    card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                    pos += 1
+                    card_points = _points(card)
+                    dealer_hard += card_points
+                    dealer_ace = dealer_ace or card_points == 1
+                if void:
+                    break
+            final_total = _total(dealer_hard, dealer_ace)
+            break
+        if void:
+            rare[0] += 1
+            pos = n  # the next round starts from a fresh shoe
+            continue
+        # -- settlement and the round's sums
+        if count == 1:
+            if not done:
+                if dealer_blackjack:
+                    outcome = O_DEALER_BLACKJACK
+                    if natural:
+                        net = 0
+                        outcome = O_STAND_OFF
+                    elif gave_up or takes == 0:
+                        net = -stake
+                    else:
+                        net = -min(stake, unit)
+                elif gave_up:
+                    net = stake // 2 - stake
+                    outcome = O_SURRENDER
+                elif hard > 21:
+                    net = -stake
+                    outcome = O_BUST
+                elif natural:
+                    net = blackjack_pays
+                    outcome = O_BLACKJACK
+                else:
+                    hand_total = _total(hard, ace)
+                    if final_total > 21 or hand_total > final_total:
+                        net = stake if even_money else win_pays * stake // unit
+                        outcome = O_WIN
+                    elif hand_total == final_total:
+                        net = 0
+                        outcome = O_STAND_OFF
+                    else:
+                        net = -stake
+                        outcome = O_LOSE
+            if stake > unit:
+                rare[1] += 1
+            outcome_counts[outcome] += 1
+            box_net = net
+        else:
+            cap = unit
+            box_net = 0
+            for row in range(count):
+                stake = stakes[row]
+                if settled[row]:
+                    net = nets[row]
+                    outcome = outcomes[row]
+                elif dealer_blackjack:
+                    outcome = O_DEALER_BLACKJACK
+                    if surrendered[row] or takes == 0:
+                        net = -stake
+                    else:
+                        net = -min(stake, cap)
+                        cap += net
+                elif surrendered[row]:
+                    net = stake // 2 - stake
+                    outcome = O_SURRENDER
+                elif hards[row] > 21:
+                    net = -stake
+                    outcome = O_BUST
+                else:
+                    hand_total = _total(hards[row], aces[row])
+                    if final_total > 21 or hand_total > final_total:
+                        net = stake if even_money else win_pays * stake // unit
+                        outcome = O_WIN
+                    elif hand_total == final_total:
+                        net = 0
+                        outcome = O_STAND_OFF
+                    else:
+                        net = -stake
+                        outcome = O_LOSE
+                if stake > unit:
+                    rare[1] += 1
+                box_net += net
+                outcome_counts[outcome] += 1
+            rare[2] += count - 1
+        net_sum += box_net
+        squares += box_net * box_net
+        bucket = box_net + hand_offset
+        if bucket < 0:
+            bucket = 0
+        elif bucket > hand_last:
+            bucket = hand_last
+        hand_histogram[bucket] += 1
+        if session > 0:
+            session_net += box_net
+            session_rounds += 1
+            if session_rounds == session:
+                bucket = session_net // unit + session_offset
+                if bucket < 0:
+                    bucket = 0
+                elif bucket > session_last:
+                    bucket = session_last
+                session_histogram[bucket] += 1
+                session_net = 0
+                session_rounds = 0
+    voids = rare[0]
+    doubles = rare[1]
+    splits = rare[2]
+    kept = rounds - voids
+    tally[T_ROUNDS] += rounds
+    tally[T_VOIDS] += voids
+    tally[T_NET] += net_sum
+    tally[T_ROUND_SQUARES] += squares
+    tally[T_BOX_SQUARES] += squares
+    tally[T_WAGERED] += kept * wager
+    tally[T_NET_BY_WAGER] += net_sum * wager
+    tally[T_WAGER_SQUARES] += kept * wager * wager
+    for outcome in range(7):
+        tally[T_OUTCOMES + outcome] += outcome_counts[outcome]
+    tally[T_DOUBLES] += doubles
+    tally[T_SPLITS] += splits
+    tally[T_HANDS] += kept + splits
+    if every > 0 and countdown == 0 and traced < trace.shape[0]:
+        for k in range(TRACE_FIELDS):
+            trace[traced, k] = tally[k]
+    seed[0] = s0
+    seed[1] = s1
+    seed[2] = s2
+    seed[3] = s3
+    return pos
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
 def run_plain(
     shoe: ByteArray,
     p: IntArray,
@@ -1710,8 +2269,7 @@ def run_plain(
     histograms, trace, shoe and generator for the same seed.
     """
     if p[P_BOXES] == 1:
-        return _play_plain(
-            True,
+        return _play_one_box(
             shoe,
             p,
             first_play,
@@ -1725,7 +2283,6 @@ def run_plain(
             trace,
         )
     return _play_plain(
-        False,
         shoe,
         p,
         first_play,
