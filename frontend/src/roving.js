@@ -1,6 +1,7 @@
 // Keyboard within a group of controls (WAI-ARIA's roving tabindex): one tab stop per
 // group, arrow keys move within it, Tab moves on to the next group.
 import { holderOf } from "./betting.js";
+import { boxStaked } from "./mine.js";
 
 /** The index an arrow key moves to in a row of `count` controls (wrapping), or null. */
 export function stepIndex(key, index, count) {
@@ -103,7 +104,7 @@ export function feltControls(view, you, narrow = false) {
  * one screen. A side bet plays only with an initial bet on its box (RWS v5 5.15).
  */
 export function sideSpotsShown(view, box, narrow) {
-  return !narrow || view.bets.some((b) => b.box === box);
+  return !narrow || boxStaked(view, box);
 }
 
 /** A felt control's key read back: {box, kind}. */

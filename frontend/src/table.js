@@ -10,6 +10,7 @@ import { openRound, remember, road, setOpenRound } from "./road.js";
 import { setBalance, user } from "./session.js";
 import { play } from "./sound.js";
 import { joinEvents } from "./events.js";
+import { withMine } from "./mine.js";
 import { sideBetName } from "./names.js";
 
 // getRandomValues works on plain http too (randomUUID needs a secure context).
@@ -150,7 +151,8 @@ export class TableConnection {
   }
 
   /** A new state of the table: kept, and the player's round followed to its end. */
-  show(state) {
+  show(received) {
+    const state = withMine(received, this.you.value);
     if (state.now) this.clockOffset = state.now * 1000 - Date.now();
     const before = this.view.value;
     this.view.value = state;
@@ -195,7 +197,7 @@ export class TableConnection {
   async catchUp(state) {
     await this.loadLog();
     const stored = openRound(this.tableId);
-    if (!stored) return this.recallLast(state);
+    if (!stored) return this.recallLast(withMine(state, this.you.value));
     if (stored.round === state.round && !OVER.has(state.phase)) return;
     if (stored.round === state.round) return; // the state shows its end: see show()
     try {

@@ -11,10 +11,12 @@ from pathlib import Path
 import sqlalchemy
 
 from croupier.commands import PlaceBet
+from croupier.server.accounts import User
 from croupier.server.connections import Connection
 from croupier.server.db import connect, migrate
 from croupier.server.hub import BETS_ANNOUNCED_EVERY, Hub
 from croupier.server.operations import Apply, TakeBox, View
+from croupier.server.roles import Role
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings
 from croupier.server.wire import Wire
@@ -26,16 +28,21 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
     """Seven seated players and 40 behind them bet at once (RWS v5 1.26: players may
     bet behind a seated player's box).  Every bet is taken; a watcher gets fewer states
     than bets (one announcement for what was queued together, not one a bet), the
-    bets' events all and in order, and a last state showing every bet."""
+    bets' events all and in order, and a last state showing the seated players' bets
+    and the bets behind each box as one total: no player behind by name, so that a
+    state's size does not grow with the crowd.  A player behind finds his own bet in
+    his state's ``mine``."""
     seated = [f"seat{box}" for box in range(1, 8)]
     behind = [f"back{n:02d}" for n in range(40)]
     engine, hub, ids = _rws_table(tmp_path, *seated, *behind)
     watcher = _Transport()
+    backer = _Transport()
 
     async def play() -> None:
         await hub.start()
         try:
             _watch(hub, watcher)
+            _watch(hub, backer, User(id=ids["back03"], name="back03", role=Role.PLAYER))
             for box, name in enumerate(seated, start=1):
                 await hub.call("rws", TakeBox(name, box))
             await asyncio.gather(
@@ -60,7 +67,31 @@ def test_rws_v5_1_26_a_burst_of_bets_behind_is_announced_once(tmp_path: Path) ->
         sum(len(m["events"]) for m in events[:i]) for i in range(len(events))
     ]  # each announcement starts where the one before ended: nothing missed
     assert len(states) < len(placed) / 2
-    assert len(states[-1]["bets"]) == len(seated) + len(behind)
+    last = states[-1]
+    assert [(bet["player"], bet["box"]) for bet in last["bets"]] == [
+        (name, box) for box, name in enumerate(seated, start=1)
+    ]
+    assert [(total["box"], total["players"], total["amount"]) for total in last["behind"]] == [
+        (box, 6 if box <= 5 else 5, "150.00" if box <= 5 else "125.00") for box in range(1, 8)
+    ]
+    assert last["mine"] is None
+    assert not any(
+        name.encode() in text
+        for text in _texts(b"".join(watcher.frames))
+        if b'"type":"state"' in text
+        for name in behind
+    )
+    received = [json.loads(text) for text in _texts(b"".join(backer.frames))]
+    own = [message["state"] for message in received if message["type"] == "state"]
+    assert own[-1]["mine"] == {
+        "bets": [{"player": "back03", "box": 4, "bet": "main", "amount": "25.00"}],
+        "stakes": [],
+        "confirmed": False,
+        "results": [],
+    }
+    assert {k: v for k, v in own[-1].items() if k != "mine"} == {
+        k: v for k, v in last.items() if k != "mine"
+    }  # the rest is the public state, the same for everyone
     assert books(engine) == []
     engine.dispose()
 
@@ -98,11 +129,11 @@ def _rws_table(tmp_path: Path, *names: str) -> tuple[sqlalchemy.Engine, Hub, dic
     return engine, Hub(engine, Settings(url=url, tables=(table,), cache_dir=None)), ids
 
 
-def _watch(hub: Hub, transport: _Transport) -> None:
-    """A watcher at the table whose socket writes into ``transport``."""
-    hub.connections["rws"].add(
-        Connection(socket=None, table="rws", wire=Wire(_Open(), transport))  # type: ignore[arg-type]
-    )
+def _watch(hub: Hub, transport: _Transport, user: User | None = None) -> None:
+    """A watcher at the table (or ``user``) whose socket writes into ``transport``."""
+    connection = Connection(socket=None, table="rws", wire=Wire(_Open(), transport))  # type: ignore[arg-type]
+    connection.user = user
+    hub.connections["rws"].add(connection)
 
 
 async def _bet(hub: Hub, ids: dict[str, int], name: str, box: int) -> None:

@@ -806,7 +806,9 @@ def test_a_box_with_another_players_bet_is_taken_where_nobody_bets_behind(
 def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Browser) -> None:
     """RWS v5: bob bets behind ann's box (1.26: the box's decisions are hers), is
     offered to follow her split (3.21) and follows it; both split hands win when the
-    dealer busts (8S 6D 8H, then K and 9 on the split hands, the dealer Q and J)."""
+    dealer busts (8S 6D 8H, then K and 9 on the split hands, the dealer Q and J).  The
+    table shows ann's stake by name and bob's as the total behind her hand; bob's own
+    page shows his by name."""
     table = TableConfig(id="rws", preset="rws-v5", betting_seconds=4, offer_seconds=60)
     for site in serve(tmp_path, table, shoes={"rws": "8S 6D 8H KC 9C QD JD"}):
         ann = Player(browser, site)
@@ -829,9 +831,13 @@ def test_a_player_bets_behind_and_follows_the_split(tmp_path: Path, browser: Bro
         expect_contains(bob.page.locator(".offer"), "follow")
         bob.page.keyboard.press("f")
         expect_text(bob.page.locator("#balance"), "950.00")
+        # Each sees his own stake by name; ann sees bob's as the total behind her hand.
         stakes = ann.page.locator("[data-box='1'] [data-hand='2'] .stakes")
         expect_contains(stakes, "ann 25.00")
-        expect_contains(stakes, "bob 25.00")
+        expect_contains(stakes, "1 behind 25.00")
+        own = bob.page.locator("[data-box='1'] [data-hand='2'] .stakes")
+        expect_contains(own, "ann 25.00")
+        expect_contains(own, "bob 25.00")
         ann.page.keyboard.press("s")
         expect_contains(ann.page.locator("[data-box='1'] [data-hand='2'] .total"), "17")
         ann.page.keyboard.press("s")

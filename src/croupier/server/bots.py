@@ -344,7 +344,10 @@ def _choose(
     """The bot's next action, or ``None`` when it has nothing to do."""
     phase = state["phase"]
     if phase == "betting":
-        if any(bet["player"] == name for bet in state["bets"]):
+        # Its own bets: a seated player's are public, one behind a box is the bot's own
+        # part of the state (``mine``).
+        own = [*state["bets"], *((state.get("mine") or {}).get("bets") or [])]
+        if any(bet["player"] == name for bet in own):
             return None
         seated = state["seats"].get(str(box))
         if behind:

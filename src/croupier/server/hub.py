@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from decimal import Decimal
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, assert_never
@@ -59,7 +59,7 @@ from croupier.server.schema import users
 from croupier.server.sessions import Sessions
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
-from croupier.server.views import personal_view, public_events, public_view
+from croupier.server.views import mines, personal_view, public_events, public_view
 from croupier.server.wire import Outgoing, encode, text_frame
 from croupier.server.words import in_words
 
@@ -125,6 +125,27 @@ def refusal(problem: Exception) -> Refusal | None:
     if isinstance(problem, ServerError):
         return Refusal("illegal", str(problem))
     return None
+
+
+#: How a table's public state ends: its last key, ``mine``, empty (see :func:`_spliced`).
+_NOBODYS = '"mine":null}}'
+
+
+def _spliced(public: Sequence[str | None], part: str) -> tuple[list[str], bytes]:
+    """A player's messages: the public ones, his own part behind a box (``part``, JSON)
+    put in the state's ``mine``; framed and joined for one write.
+
+    >>> texts, _ = _spliced([None, '{"type":"state","state":{"phase":"betting","mine":null}}'],
+    ...                     '{"bets":[],"stakes":[],"confirmed":true}')
+    >>> texts
+    ['{"type":"state","state":{"phase":"betting","mine":{"bets":[],"stakes":[],"confirmed":true}}}']
+    """
+    texts = [text for text in public if text]
+    state = texts[-1]
+    if not state.endswith(_NOBODYS):  # pragma: no cover - the state's shape says so
+        raise ValueError("a table's state does not end with its empty 'mine'")
+    texts[-1] = state[: -len(_NOBODYS)] + '"mine":' + part + "}}"
+    return texts, b"".join(text_frame(text) for text in texts)
 
 
 class Hub:
@@ -806,6 +827,14 @@ class Hub:
             "acting": acting,
             "public": texts(False, None),
         }
+        # Each player's own part behind a box, for the public state's ``mine`` (its
+        # last key): spliced into the public text, not a state encoded for each.
+        names = None if everyone else {user.name for user in here}
+        body["private"] = {
+            player: encode(part)
+            for player, part in mines(runtime).items()
+            if player != acting and (names is None or player in names)
+        }
         if everyone or any(user.role.is_staff for user in here):
             body["dealer"] = texts(True, None)
         if acting is not None and (everyone or any(user.name == acting for user in here)):
@@ -816,6 +845,7 @@ class Hub:
         """Pass what ``table`` announced to each connection here, as it may see it."""
         acting = body["acting"]
         framed: dict[str, tuple[list[str], bytes]] = {}
+        private: Mapping[str, str] = body.get("private") or {}
 
         def frames(audience: str) -> tuple[list[str], bytes]:
             # Each audience's messages framed once, for all of its sockets, and joined:
@@ -827,6 +857,9 @@ class Hub:
 
         for connection in list(self.connections[table]):
             user = connection.user
+            if user is not None and user.name in private and not user.role.is_staff:
+                connection.push_all(*_spliced(body["public"], private[user.name]))
+                continue
             if user is not None and user.name == acting and "mine" in body:
                 audience = "mine"
             elif user is not None and user.role.is_staff and "dealer" in body:

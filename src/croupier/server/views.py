@@ -9,6 +9,7 @@ hole card for anyone but the dealer, no shoe, no seed.  A table's views share on
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from decimal import Decimal
 from typing import Any, Protocol
 
 from croupier.cards import hand_total
@@ -16,7 +17,7 @@ from croupier.decisions import legal_actions
 from croupier.events import CardDealt, Event
 from croupier.presets import Preset
 from croupier.round import Phase, Round
-from croupier.round_state import Offer, OfferKind
+from croupier.round_state import HandView, Offer, OfferKind
 from croupier.rules import Rules
 
 
@@ -76,6 +77,8 @@ class Table(Protocol):
 __all__ = [
     "Table",
     "away_players",
+    "mine",
+    "mines",
     "next_card_for",
     "offer_view",
     "open_bets",
@@ -131,8 +134,18 @@ def next_card_for(game: Round) -> str | None:
 
 def public_view(table: Table) -> dict[str, Any]:
     """The table as a watcher sees it: what every view shares (see
-    :func:`personal_view`)."""
+    :func:`personal_view`).
+
+    Each box's seated player is shown by name, his bets and his stake in each hand; the
+    players betting behind him (RWS v5 1.26) as one total a box and bet, and a hand
+    (``behind``): a state's size does not grow with the crowd behind a box, which every
+    viewer would otherwise be sent at every change.  Each player's own bets and stakes
+    behind come in his own view's ``mine`` (:func:`personal_view`), its last key.
+    """
     game = table.round
+    seated = _seated(table)
+    bets, behind = _bets_shown(game, seated)
+    shown = set(seated.values())
     visible = list(game.dealer_cards)
     turn = game.current_turn
     deadline = table.deadline
@@ -161,11 +174,12 @@ def public_view(table: Table) -> dict[str, Any]:
             {
                 "box": box.number,
                 "seated": box.seated,
-                "hands": [{**hand.to_json(), "finished": hand.finished} for hand in box.hands],
+                "hands": [_hand_shown(hand, box.seated) for hand in box.hands],
             }
             for box in game.boxes
         ],
-        "bets": open_bets(game) if game.phase is Phase.BETTING else [],
+        "bets": bets,
+        "behind": behind,
         "seats": {str(box): seat.user for box, seat in sorted(table.seats.reserved.items())},
         "offers": [offer_view(game, offer) for offer in game.offers],
         "turn": None if turn is None else {"box": turn[0], "hand": turn[1], "yours": False},
@@ -176,13 +190,108 @@ def public_view(table: Table) -> dict[str, Any]:
         else {"kind": deadline.kind, "at": deadline.at, "for": deadline.who},
         "timeout_rule": timeout_rule(table.rules),
         "next_card_for": None,
-        "confirmed": sorted(table.confirmed) if game.phase is Phase.BETTING else [],
+        "confirmed": sorted(set(table.confirmed) & shown) if game.phase is Phase.BETTING else [],
         "now": table.changed_at,
-        "results": [result.to_json() for result in game.results],
+        "results": [
+            result.to_json() for result in game.results if seated.get(result.box) == result.player
+        ],
         "void_reason": game.void_reason,
     }
     view["away"] = away_players(view, table.seats.away, table.config.grace_seconds)
+    view["mine"] = None  # last: a player's own view fills it in (see personal_view)
     return view
+
+
+def _seated(table: Table) -> dict[int, str]:
+    """Each box's seated player (the first initial bet on a box seats its player)."""
+    game = table.round
+    seated = {}
+    for number in range(1, table.rules.boxes + 1):
+        player = game.seated_player(number)
+        if player is not None:
+            seated[number] = player
+    return seated
+
+
+def _bets_shown(
+    game: Round, seated: Mapping[int, str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """While the round takes bets: the seated players' bets, and the others' as a total
+    a box and bet (players, amount)."""
+    if game.phase is not Phase.BETTING:
+        return [], []
+    shown: list[dict[str, Any]] = []
+    totals: dict[tuple[int, str], tuple[int, Decimal]] = {}
+    for bet in open_bets(game):
+        if seated.get(bet["box"]) == bet["player"]:
+            shown.append(bet)
+            continue
+        key = (bet["box"], bet["bet"])
+        players, amount = totals.get(key, (0, Decimal(0)))
+        totals[key] = (players + 1, amount + Decimal(bet["amount"]))
+    behind = [
+        {"box": box, "bet": kind, "players": players, "amount": str(amount)}
+        for (box, kind), (players, amount) in sorted(totals.items())
+    ]
+    return shown, behind
+
+
+def _hand_shown(hand: HandView, seated: str) -> dict[str, Any]:
+    """A hand as every viewer sees it: the seated player's stake by name, the stakes
+    behind him as one total (``behind``: players, amount; ``None`` when there are none)."""
+    body: dict[str, Any] = {**hand.to_json(), "finished": hand.finished}
+    own = [amount for player, amount in hand.stakes if player == seated]
+    others = [amount for player, amount in hand.stakes if player != seated]
+    body["stakes"] = {seated: str(own[0])} if own else {}
+    body["behind"] = (
+        {"players": len(others), "amount": str(sum(others, Decimal(0)))} if others else None
+    )
+    return body
+
+
+def mine(table: Table, viewer: str) -> dict[str, Any] | None:
+    """What of the round is ``viewer``'s and not in the public view (``None``:
+    nothing): see :func:`mines`."""
+    return mines(table, only=viewer).get(viewer)
+
+
+def mines(table: Table, *, only: str | None = None) -> dict[str, dict[str, Any]]:
+    """Each player's part of the round that the public view shows only as a total (or
+    ``only``'s): his bets behind a box while bets are open (``bets``), his stakes behind
+    each hand (``stakes``: box, hand, amount), whether he confirmed his bets
+    (``confirmed``), and his settled bets behind a box (``results``).  One pass over the
+    round, whatever the crowd."""
+    game = table.round
+    seated = _seated(table)
+    found: dict[str, dict[str, Any]] = {}
+
+    def of(player: str) -> dict[str, Any]:
+        if player not in found:
+            found[player] = {"bets": [], "stakes": [], "confirmed": False, "results": []}
+        return found[player]
+
+    betting = game.phase is Phase.BETTING
+    if betting:
+        for bet in open_bets(game):
+            player = bet["player"]
+            if seated.get(bet["box"]) != player and (only is None or player == only):
+                of(player)["bets"].append(bet)
+    for box in game.boxes:
+        for hand in box.hands:
+            for player, amount in hand.stakes:
+                if player != box.seated and (only is None or player == only):
+                    of(player)["stakes"].append(
+                        {"box": box.number, "hand": hand.number, "amount": str(amount)}
+                    )
+    for result in game.results:
+        player = result.player
+        if seated.get(result.box) != player and (only is None or player == only):
+            of(player)["results"].append(result.to_json())
+    if betting:
+        for player in table.confirmed:
+            if player in found:
+                found[player]["confirmed"] = True
+    return found
 
 
 def away_players(
@@ -229,6 +338,8 @@ def personal_view(
     """
     game = table.round
     view = dict(public)
+    if viewer is not None:
+        view["mine"] = mine(table, viewer)
     if dealer:
         visible = game.dealer_cards
         if game.hole_card is not None and game.hole_card not in visible:
