@@ -110,6 +110,9 @@ SETTLE_SECONDS = 3.0
 STOP_SECONDS = 90.0
 #: The seconds between two watchers connecting: a crowd arriving, not one burst.
 WATCHER_SPACING = 0.002
+#: Seconds of lead a bot betting behind is given to sign in before the seated bots bet
+#: (each child also waits until all of its own are welcomed, up to a minute).
+BEHIND_SIGN_IN = 0.005
 #: A table state's time, its key "now" (player names cannot hold the quotes around it),
 #: with or without a space after the colon.
 _NOW = re.compile(r'"now"\s*:\s*(-?[0-9.eE+-]+)')
@@ -470,12 +473,18 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
     for _ in range(job["watchers"]):
         tasks.append(asyncio.create_task(watcher(base, WATCHED, stop, watching)))
         await asyncio.sleep(job["spacing"])
+    arrived = time.perf_counter()
     for name, token, table, box in job["behind"]:
         # Players betting behind answer a box's bet within its betting window (1 s here).
         backer = run_bot(base, name, table, box, stop, backers, think=0.3, token=token, behind=True)
         tasks.append(asyncio.create_task(backer))
     if job["watchers"] or job["behind"]:
         await asyncio.sleep(2.0)
+        # The crowd behind is at the table before its seated players bet: the bets are
+        # measured, not a thousand sockets opening (timed apart, as ``welcomed_in``).
+        while backers.welcomed < len(job["behind"]) and time.perf_counter() - arrived < 60:
+            await asyncio.sleep(0.1)
+    welcomed_in = time.perf_counter() - arrived
     for name, token, table, box in job["bots"]:
         player = run_bot(base, name, table, box, stop, players, think=job["think"], token=token)
         tasks.append(asyncio.create_task(player))
@@ -490,6 +499,7 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
         "delays": [round(delay, 6) for delay in watching.delays],
         "frames": watching.frames - marks[1],
         "connected": watching.connected,
+        "welcomed_in": round(welcomed_in, 3),
     }
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -591,6 +601,8 @@ class Played:
     #: (``None``: a server without one).
     commits: tuple[float, float] | None = None
     behind: BotStats = field(default_factory=BotStats)
+    #: Seconds until every bot betting behind was signed in and welcomed at the table.
+    welcomed_in: float = 0.0
     delays: list[float] = field(default_factory=list)
     frames: int = 0
     connected: int = 0
@@ -796,6 +808,8 @@ def phase(
     lead = SETTLE_SECONDS
     if watchers or behind:
         lead += 2.0 + WATCHER_SPACING * watchers
+    if behind:
+        lead += BEHIND_SIGN_IN * len(server.behind)
     start = time.time() + 0.5 + lead
     bots = spread(seated(server.bots), count)
     backers = spread(seated(server.behind, WATCHED) if behind else [], count)
@@ -846,6 +860,7 @@ def phase(
         delays=[delay for result in results for delay in result["delays"]],
         frames=sum(result["frames"] for result in results),
         connected=sum(result["connected"] for result in results),
+        welcomed_in=max(result["welcomed_in"] for result in results),
     )
 
 
@@ -950,6 +965,10 @@ def report_watched(
         )
         if codes:
             print(f"  {'':34s} refused: {codes}")
+        print(
+            f"  {'':34s} the {behind} players behind signed in at the table in"
+            f" {played.welcomed_in:.1f} s, before its seated players bet"
+        )
     if watchers:
         p50, p99 = percentiles(played.delays)
         print(

@@ -29,6 +29,7 @@ from croupier.server import hub as hub_module
 from croupier.server import sessions as sessions_module
 from croupier.server.app import Settings, create_app
 from croupier.server.connections import OUTBOX_MESSAGES, Connection
+from croupier.server.errors import SessionExpired
 from croupier.server.metrics import LOGGERS, log_json_lines
 from croupier.server.ownership import TableOwned
 from croupier.server.protocol import read_server_message
@@ -457,7 +458,8 @@ def _command(socket: WebSocketTestSession) -> None:
 def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
     db_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past SESSION_RENEW_SECONDS a command is taken on the trust it has, and the session
+    """A socket's sign-in reads its session, and its commands are taken on that word;
+    past SESSION_RENEW_SECONDS a command is taken on the trust it has, and the session
     is confirmed again (marked as used) behind it, in one transaction with every other
     one due: a socket in play never waits for the database's word."""
     monkeypatch.setattr(sessions_module, "SESSIONS_RENEWED_EVERY", 0.05)
@@ -481,12 +483,13 @@ def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
         token = sign_up(client, "ann")
         socket = next(seated := seat(client, "rws", token))
         _command(socket)
-        assert asked == [token] and batches == []  # the first command asks
+        # Signing in read the session: the first command is taken on that word.
+        assert asked == [] and batches == []
         first = clock.now
         clock.now = first + sessions_module.SESSION_RENEW_SECONDS + 1
         _command(socket)  # taken on the trust it has, and confirmed again behind it
         wait_for(lambda: batches == [{token}])
-        assert asked == [token]
+        assert asked == []
         renewed = clock.now
         wait_for(lambda: trust.trusted_since(token) == renewed)
         with hub.engine.connect() as conn:
@@ -499,8 +502,55 @@ def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
         # Past the first word's trust, on the renewal's word: still no wait.
         clock.now = first + sessions_module.SESSION_RECHECK_SECONDS + 2
         _command(socket)
-        assert asked == [token]
+        assert asked == []
         seated.close()
+
+
+def test_commands_waiting_for_their_sessions_together_wait_for_one_transaction(
+    db_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sockets whose trust ran out, commanding at one moment (a crowd betting behind a
+    box at once), wait for one transaction together, not one each; a session the
+    database no longer holds among them is refused alone, with why, and the others go
+    on."""
+    with server(db_url, clock) as client:
+        hub: hub_module.Hub = client.app.state.hub  # type: ignore[attr-defined]
+        trust = hub.sessions
+        names = [f"player{n}" for n in range(6)]
+        tokens = [sign_up(client, name) for name in names]
+        asked: list[str] = []
+        batches: list[set[str]] = []
+        confirm, confirm_all = trust.confirm, trust.confirm_all
+
+        def one(token: str, now: float) -> int:
+            asked.append(token)
+            return confirm(token, now)
+
+        def many(tokens: set[str], now: float) -> set[str]:
+            batches.append(set(tokens))
+            return confirm_all(tokens, now)
+
+        monkeypatch.setattr(trust, "confirm", one)
+        monkeypatch.setattr(trust, "confirm_all", many)
+        with hub.engine.begin() as conn:  # player5 disabled from the command line
+            conn.execute(
+                sa.update(users)
+                .where(users.c.name == "player5")
+                .values(disabled_at=datetime.fromtimestamp(clock.now, UTC))
+            )
+
+        async def together() -> list[BaseException | None]:
+            return await asyncio.gather(
+                *(trust.check(token, clock.now) for token in tokens), return_exceptions=True
+            )
+
+        answers = asyncio.run(together())
+        assert answers[:5] == [None] * 5
+        assert isinstance(answers[5], SessionExpired) and "disabled" in str(answers[5])
+        assert batches == [set(tokens)]  # one transaction for the six
+        assert asked == [tokens[5]]  # and player5 asked alone, for why
+        assert all(trust.trusted_since(token) == clock.now for token in tokens[:5])
+        assert trust.trusted_since(tokens[5]) is None
 
 
 def test_a_session_ended_while_it_is_confirmed_again_stays_ended(db_url: str, clock: Clock) -> None:

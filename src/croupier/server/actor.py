@@ -81,6 +81,8 @@ class _Work:
     queued: float
     #: An input that may be run together with the inputs queued beside it.
     together: bool = False
+    #: Run on the loop, in turn, not in a worker thread (see :meth:`TableActor.call`).
+    inline: bool = False
 
 
 class TableActor:
@@ -130,6 +132,7 @@ class TableActor:
         then: Callable[[R], Awaitable[None]] | None = None,
         *,
         together: bool = False,
+        inline: bool = False,
     ) -> R:
         """Run ``run`` in turn (in a worker thread), then ``then`` with its result on the loop.
 
@@ -137,21 +140,32 @@ class TableActor:
         queued beside it as one write (the table's ``run_together``), and each one's
         ``then`` follows in order once they have all been committed.
 
+        With ``inline``, ``run`` is run on the loop itself, in turn: for a read of the
+        table in memory that takes less than a worker thread's hand-over and back (a
+        view, a seat marked away).  A crowd arriving at once (a thousand players
+        behind a box, or coming back after a failover) costs each a view, not a view
+        and two thread switches, each of which may wait for the interpreter's lock
+        while the loop is busy.
+
         Returns what ``run`` returned, or raises what it raised (``then`` is skipped).
         """
         loop = self._running()
         done: asyncio.Future[Any] = loop.create_future()
-        self._work.append(_Work(run, then, done, loop.time(), together))
+        self._work.append(_Work(run, then, done, loop.time(), together, inline))
         self._wake.set()
         result: R = await done
         return result
 
     def post(
-        self, run: Callable[[], Any] | None, then: Callable[[Any], Awaitable[None]] | None = None
+        self,
+        run: Callable[[], Any] | None,
+        then: Callable[[Any], Awaitable[None]] | None = None,
+        *,
+        inline: bool = False,
     ) -> None:
         """Queue ``run`` in turn without waiting for it (its failure is logged); with
         ``run`` None, only ``then`` (with None), in turn, on the loop."""
-        self._work.append(_Work(run, then, None, self._running().time()))
+        self._work.append(_Work(run, then, None, self._running().time(), inline=inline))
         self._wake.set()
 
     @property
@@ -231,7 +245,12 @@ class TableActor:
             return
         self.lag = asyncio.get_running_loop().time() - work.queued
         try:
-            result = None if work.run is None else await asyncio.to_thread(work.run)
+            if work.run is None:
+                result = None
+            elif work.inline:
+                result = work.run()
+            else:
+                result = await asyncio.to_thread(work.run)
         except Exception as error:
             self._failed(work, error)
             return

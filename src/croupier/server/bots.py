@@ -51,10 +51,12 @@ class BotStats:
     received, latencies (seconds), reconnections.
 
     ``latencies``: from each action sent to the events that answer it;
-    ``bet_answers``: from each bet sent to its ack or error.
+    ``bet_answers``: from each bet sent to its ack or error; ``welcomed``: sign-ins the
+    table answered (its ``welcome``).
     """
 
     actions: int = 0
+    welcomed: int = 0
     errors: int = 0
     bets_accepted: int = 0
     bets_refused: int = 0
@@ -224,6 +226,8 @@ async def _answer(
             continue
         if kind not in ("state", "welcome"):
             continue
+        if kind == "welcome":
+            stats.welcomed += 1
         state = message["state"]
         if not counted and state["round"] != last_round and state["phase"] in _ENDED:
             last_round = state["round"]

@@ -592,7 +592,7 @@ class Hub:
 
         match operation:
             case View(viewer=viewer, dealer=dealer):
-                return await actor.call(lambda: runtime.view(viewer, dealer=dealer))
+                return await actor.call(lambda: runtime.view(viewer, dealer=dealer), inline=True)
             case Welcome(viewer=name, dealer=dealer):
                 back: list[bool] = []
 
@@ -605,7 +605,7 @@ class Hub:
                     if back and back[0]:  # the others were told he was away
                         await self.broadcast(table, None)
 
-                return await actor.call(welcome, returned)
+                return await actor.call(welcome, returned, inline=True)
             case Summary(watching=watching):
                 if not asked_here:
                     watching += len(self.connections[table])
@@ -696,7 +696,7 @@ class Hub:
         if table in self.actors:
             runtime = self.runtimes[table]
             told = self._told_away(table, name)
-            self.actors[table].post(lambda: runtime.disconnected(name, now), told)
+            self.actors[table].post(lambda: runtime.disconnected(name, now), told, inline=True)
             return
 
         async def tell() -> None:

@@ -86,10 +86,23 @@ class Sessions:
         #: Sessions in use to be confirmed again in the background, and when that runs.
         self._renewing: set[str] = set()
         self._renewal: asyncio.TimerHandle | None = None
+        #: Commands waiting for the database's word on their session, by token: the
+        #: next transaction asks for all of them (:meth:`_ask`), one at a time.
+        self._waiting: dict[str, tuple[asyncio.Future[None], float]] = {}
+        self._asking = False
 
     def trusted_since(self, token: str) -> float | None:
         """When the database last confirmed ``token`` (``None``: it is not trusted)."""
         return self._trusted.get(token)
+
+    async def sign_in(self, token: str, now: float) -> accounts.User:
+        """The user of ``token`` for a socket signing in (:meth:`read`, in a worker
+        thread; :class:`SessionExpired` says why not), and the session trusted from
+        now: the database has just said it is alive, so the socket's first commands do
+        not ask again."""
+        user = await asyncio.to_thread(self.read, token, now)
+        self._trusted[token] = max(self._trusted.get(token, now), now)
+        return user
 
     async def check(self, token: str, now: float) -> None:
         """Hold a command to a live session (:class:`SessionExpired` if it is not).
@@ -97,7 +110,9 @@ class Sessions:
         The database is asked (and the session marked as used) at most once every
         :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.  A session in use
         is confirmed again before then, in the background and together with the others
-        due: only a socket idle for that long waits for the database.
+        due: only a socket idle for that long waits for the database, and the commands
+        waiting at one moment wait for one transaction together (a crowd betting at once
+        behind a box costs a transaction a burst, not one each: :meth:`_ask`).
         """
         confirmed = self._trusted.get(token)
         if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
@@ -105,7 +120,7 @@ class Sessions:
                 self._renew(token)
             return
         try:
-            await asyncio.to_thread(self.confirm, token, now)
+            await self._asked(token, now)
         except SessionExpired:
             self._trusted.pop(token, None)
             raise
@@ -116,6 +131,55 @@ class Sessions:
                 if 0 <= now - at < SESSION_RECHECK_SECONDS
             }
         self._trusted[token] = now
+
+    async def _asked(self, token: str, now: float) -> None:
+        """Wait for the database's word on ``token``, with every command waiting."""
+        waiting = self._waiting.get(token)
+        if waiting is None:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            # A command that went away leaves its answer unread: read here, not logged.
+            future.add_done_callback(lambda done: done.cancelled() or done.exception())
+            self._waiting[token] = (future, now)
+        else:
+            future = waiting[0]
+        if not self._asking:
+            self._asking = True
+            self.keep(asyncio.get_running_loop().create_task(self._ask()))
+        await asyncio.shield(future)
+
+    async def _ask(self) -> None:
+        """Ask the database about the sessions waiting, in one transaction, until none
+        waits: those that came while one was asked go in the next.  A lone session is
+        asked as :meth:`confirm` asks it; of several, each the database no longer holds
+        as alive is asked alone again, for why (:class:`SessionExpired` says it)."""
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, {}
+                now = max(at for _, at in batch.values())
+                alive: set[str] = set()
+                try:
+                    if len(batch) == 1:
+                        alone = next(iter(batch))
+                        await asyncio.to_thread(self.confirm, alone, now)
+                        alive = {alone}
+                    else:
+                        alive = await asyncio.to_thread(self.confirm_all, set(batch), now)
+                except Exception as problem:  # each waiting command is refused with it
+                    for future, _ in batch.values():
+                        _settle(future, problem)
+                    continue
+                for token, (future, _) in batch.items():
+                    if token in alive:
+                        _settle(future, None)
+                        continue
+                    try:
+                        await asyncio.to_thread(self.confirm, token, now)
+                    except Exception as problem:
+                        _settle(future, problem)
+                    else:
+                        _settle(future, None)
+        finally:
+            self._asking = False
 
     def _renew(self, token: str) -> None:
         """Have ``token`` confirmed again within :data:`SESSIONS_RENEWED_EVERY` seconds,
@@ -201,6 +265,16 @@ class Sessions:
             gone = str(body["forget_session"])
             for token in [t for t in self._trusted if accounts.hash_token(t) == gone]:
                 self._trusted.pop(token, None)
+
+
+def _settle(future: asyncio.Future[None], problem: Exception | None) -> None:
+    """Give a waiting command the database's word (nothing if it went away)."""
+    if future.done():
+        return
+    if problem is None:
+        future.set_result(None)
+    else:
+        future.set_exception(problem)
 
 
 def _utc(now: float) -> datetime:

@@ -17,7 +17,7 @@ from croupier.decisions import legal_actions
 from croupier.events import CardDealt, Event
 from croupier.presets import Preset
 from croupier.round import Phase, Round
-from croupier.round_state import HandView, Offer, OfferKind
+from croupier.round_state import HandView, Offer, OfferKind, PlacedBet
 from croupier.rules import Rules
 
 
@@ -222,13 +222,13 @@ def _bets_shown(
         return [], []
     shown: list[dict[str, Any]] = []
     totals: dict[tuple[int, str], tuple[int, Decimal]] = {}
-    for bet in open_bets(game):
-        if seated.get(bet["box"]) == bet["player"]:
-            shown.append(bet)
+    for bet in game.placed_bets:
+        if seated.get(bet.box) == bet.player:
+            shown.append(_bet_shown(bet))
             continue
-        key = (bet["box"], bet["bet"])
+        key = (bet.box, bet.bet)
         players, amount = totals.get(key, (0, Decimal(0)))
-        totals[key] = (players + 1, amount + Decimal(bet["amount"]))
+        totals[key] = (players + 1, amount + bet.amount)
     behind = [
         {"box": box, "bet": kind, "players": players, "amount": str(amount)}
         for (box, kind), (players, amount) in sorted(totals.items())
@@ -272,20 +272,20 @@ def mines(table: Table, *, only: str | None = None) -> dict[str, dict[str, Any]]
 
     betting = game.phase is Phase.BETTING
     if betting:
-        for bet in open_bets(game):
-            player = bet["player"]
-            if seated.get(bet["box"]) != player and (only is None or player == only):
-                of(player)["bets"].append(bet)
+        for bet in game.placed_bets:
+            player = bet.player
+            if (only is None or player == only) and seated.get(bet.box) != player:
+                of(player)["bets"].append(_bet_shown(bet))
     for box in game.boxes:
         for hand in box.hands:
             for player, amount in hand.stakes:
-                if player != box.seated and (only is None or player == only):
+                if (only is None or player == only) and player != box.seated:
                     of(player)["stakes"].append(
                         {"box": box.number, "hand": hand.number, "amount": str(amount)}
                     )
     for result in game.results:
         player = result.player
-        if seated.get(result.box) != player and (only is None or player == only):
+        if (only is None or player == only) and seated.get(result.box) != player:
             of(player)["results"].append(result.to_json())
     if betting:
         for player in table.confirmed:
@@ -380,7 +380,8 @@ def offer_view(game: Round, offer: Offer) -> dict[str, Any]:
 
 def open_bets(game: Round) -> list[dict[str, Any]]:
     """The bets on the layout while the round takes bets."""
-    return [
-        {"player": bet.player, "box": bet.box, "bet": bet.bet, "amount": str(bet.amount)}
-        for bet in game.placed_bets
-    ]
+    return [_bet_shown(bet) for bet in game.placed_bets]
+
+
+def _bet_shown(bet: PlacedBet) -> dict[str, Any]:
+    return {"player": bet.player, "box": bet.box, "bet": bet.bet, "amount": str(bet.amount)}

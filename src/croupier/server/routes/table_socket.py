@@ -218,7 +218,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
             )
             return
         try:
-            signed = await asyncio.to_thread(hub.sessions.read, token, now)
+            signed = await hub.sessions.sign_in(token, now)
         except SessionExpired as problem:
             await error(hub, connection, "session_expired", str(problem))
             return
