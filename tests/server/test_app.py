@@ -455,6 +455,28 @@ def _command(socket: WebSocketTestSession) -> None:
     receive_until(socket, "pong")
 
 
+def _counted(
+    trust: sessions_module.Sessions, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], list[set[str]]]:
+    """What ``trust`` asks the database from now on: the tokens confirmed one by one,
+    and the sets confirmed together."""
+    asked: list[str] = []
+    batches: list[set[str]] = []
+    confirm, confirm_all = trust.confirm, trust.confirm_all
+
+    def one(token: str, now: float) -> int:
+        asked.append(token)
+        return confirm(token, now)
+
+    def many(tokens: set[str], now: float) -> set[str]:
+        batches.append(set(tokens))
+        return confirm_all(tokens, now)
+
+    monkeypatch.setattr(trust, "confirm", one)
+    monkeypatch.setattr(trust, "confirm_all", many)
+    return asked, batches
+
+
 def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
     db_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -465,21 +487,8 @@ def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
     monkeypatch.setattr(sessions_module, "SESSIONS_RENEWED_EVERY", 0.05)
     with server(db_url, clock) as client:
         hub: hub_module.Hub = client.app.state.hub  # type: ignore[attr-defined]
-        asked: list[str] = []
-        batches: list[set[str]] = []
         trust = hub.sessions
-        confirm, confirm_all = trust.confirm, trust.confirm_all
-
-        def one(token: str, now: float) -> int:
-            asked.append(token)
-            return confirm(token, now)
-
-        def many(tokens: set[str], now: float) -> set[str]:
-            batches.append(set(tokens))
-            return confirm_all(tokens, now)
-
-        monkeypatch.setattr(trust, "confirm", one)
-        monkeypatch.setattr(trust, "confirm_all", many)
+        asked, batches = _counted(trust, monkeypatch)
         token = sign_up(client, "ann")
         socket = next(seated := seat(client, "rws", token))
         _command(socket)
@@ -518,20 +527,7 @@ def test_commands_waiting_for_their_sessions_together_wait_for_one_transaction(
         trust = hub.sessions
         names = [f"player{n}" for n in range(6)]
         tokens = [sign_up(client, name) for name in names]
-        asked: list[str] = []
-        batches: list[set[str]] = []
-        confirm, confirm_all = trust.confirm, trust.confirm_all
-
-        def one(token: str, now: float) -> int:
-            asked.append(token)
-            return confirm(token, now)
-
-        def many(tokens: set[str], now: float) -> set[str]:
-            batches.append(set(tokens))
-            return confirm_all(tokens, now)
-
-        monkeypatch.setattr(trust, "confirm", one)
-        monkeypatch.setattr(trust, "confirm_all", many)
+        asked, batches = _counted(trust, monkeypatch)
         with hub.engine.begin() as conn:  # player5 disabled from the command line
             conn.execute(
                 sa.update(users)
