@@ -23,7 +23,7 @@ export function withMine(state, you) {
 }
 
 /** Everything on a spot while bets are open: the seated player's bet and the total behind him. */
-export function onSpot(view, box, bet) {
+export function spotTotal(view, box, bet) {
   const shown = sum(view.bets.filter((b) => b.box === box && b.bet === bet && !b.mine).map((b) => b.amount));
   const behind = (view.behind ?? []).filter((t) => t.box === box && t.bet === bet).map((t) => t.amount);
   return shown.plus(sum(behind));

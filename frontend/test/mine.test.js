@@ -1,7 +1,7 @@
 // RWS v5 1.26: players bet behind a seated player's box. The table's public state shows
 // the bets behind a box as one total; each player's own come in his state's `mine`.
 import { describe, expect, test } from "vitest";
-import { boxStaked, onSpot, withMine } from "../src/mine.js";
+import { boxStaked, spotTotal, withMine } from "../src/mine.js";
 
 const hand = (stakes, behind = null) => ({ hand: 1, cards: ["TS", "7H"], stakes, behind });
 const betting = {
@@ -51,8 +51,8 @@ describe("a player's own part behind a box", () => {
 
   test("a spot holds the seated player's bet and the total behind him, his own counted once", () => {
     const view = withMine(betting, "bob");
-    expect(onSpot(view, 1, "main").toFixed(2)).toBe("55.00");
-    expect(onSpot(view, 2, "main").toFixed(2)).toBe("0.00");
+    expect(spotTotal(view, 1, "main").toFixed(2)).toBe("55.00");
+    expect(spotTotal(view, 2, "main").toFixed(2)).toBe("0.00");
     expect(boxStaked(view, 1)).toBe(true);
     expect(boxStaked(view, 2)).toBe(false);
     expect(boxStaked({ ...betting, bets: [] }, 1)).toBe(true);

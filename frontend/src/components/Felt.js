@@ -6,7 +6,7 @@ import { Timer } from "./Timer.js";
 import { amount, format, signed, sum } from "../money.js";
 import { outcomeWords, sideBetName } from "../names.js";
 import { holderOf, layoutTotal } from "../betting.js";
-import { onSpot as standing } from "../mine.js";
+import { spotTotal } from "../mine.js";
 import { ChipStack, ResultBanner } from "./Outcome.js";
 import { controlOf, feltControls, homeSpot, sideSpotsShown, spotStep } from "../roving.js";
 import { narrow } from "../screen.js";
@@ -72,7 +72,7 @@ function Box({ number, count, table, view, onSpot, chipSelected, stop, onStop, d
   const position = count > 1 ? (number - 1) / (count - 1) : 0.5;
   const turn = view.turn?.box === number ? view.turn.hand : null;
   const spot = (bet) => {
-    const onTable = standing(view, number, bet);
+    const onTable = spotTotal(view, number, bet);
     const mine = sum(bets.filter((b) => b.bet === bet && b.player === you).map((b) => b.amount));
     const main = bet === "main";
     // Another player's box with his bet on it: a bet behind him where the rules have

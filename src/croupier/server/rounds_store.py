@@ -71,21 +71,6 @@ _ROWCOUNT = {"preserve_rowcount": True}
 
 
 @dataclass(frozen=True)
-class RoundRow:
-    """A stored round, its record read back."""
-
-    id: str
-    table_id: str
-    number: int
-    rules_name: str
-    rules_version: str
-    status: str
-    record: RoundRecord
-    created_at: datetime
-    updated_at: datetime
-
-
-@dataclass(frozen=True)
 class PlayedRound:
     """A round as a player's list of rounds shows it: its columns, not its record."""
 
@@ -95,6 +80,15 @@ class PlayedRound:
     rules_name: str
     rules_version: str
     status: str
+
+
+@dataclass(frozen=True)
+class RoundRow(PlayedRound):
+    """A stored round, its record read back."""
+
+    record: RoundRecord
+    created_at: datetime
+    updated_at: datetime
 
 
 def _encode(round_id: str, record: dict[str, Any]) -> str:

@@ -81,7 +81,6 @@ __all__ = [
     "mines",
     "next_card_for",
     "offer_view",
-    "open_bets",
     "personal_view",
     "public_events",
     "public_view",
@@ -376,11 +375,6 @@ def offer_view(game: Round, offer: Offer) -> dict[str, Any]:
     if offer.kind is OfferKind.SURRENDER and box is not None and hand is not None:
         shown["then"] = [action.value for action in legal_actions(state, box, hand)]
     return shown
-
-
-def open_bets(game: Round) -> list[dict[str, Any]]:
-    """The bets on the layout while the round takes bets."""
-    return [_bet_shown(bet) for bet in game.placed_bets]
 
 
 def _bet_shown(bet: PlacedBet) -> dict[str, Any]:
