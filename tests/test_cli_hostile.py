@@ -403,8 +403,19 @@ def test_report_any_arguments(database: str, args: list[str]) -> None:
         ["simulate", "--rounds", "1" + "0" * 29],
         ["simulate", "--plot", "x" + chr(0) + ".png", "--rounds", "10"],
         ["round", "script" + chr(0) + ".json"],
+        ["serve", "--tables", "tables" + chr(0) + ".toml"],
+        ["report", "--csv", "out" + chr(0)],
     ],
-    ids=["tiny-unit", "huge-maximum", "nul-output", "huge-rounds", "nul-plot", "nul-round"],
+    ids=[
+        "tiny-unit",
+        "huge-maximum",
+        "nul-output",
+        "huge-rounds",
+        "nul-plot",
+        "nul-round",
+        "nul-tables",
+        "nul-csv",
+    ],
 )
 def test_inputs_that_once_gave_a_traceback(args: list[str]) -> None:
     """Each of these once ended in a traceback: a remainder taken with too few digits

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from croupier.cli.serve import connect_database
-from croupier.cli.shared import UserError, db_option, echo_json, echo_timing, json_option
+from croupier.cli.shared import (
+    FilePath,
+    UserError,
+    db_option,
+    echo_json,
+    echo_timing,
+    json_option,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,7 +74,7 @@ def parse_moment(text: str, option: str) -> datetime:
     "--csv",
     "csv_dir",
     default=None,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FilePath(file_okay=False, path_type=Path),
     help="Also write each section as a CSV file in this folder.",
 )
 def report(

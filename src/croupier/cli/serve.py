@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from croupier.cli.shared import UserError, require_extra
+from croupier.cli.shared import FilePath, UserError, require_extra
 from croupier.server.settings import (
     ENVIRONMENT,
     LogFormat,
@@ -103,7 +103,7 @@ def _setting_option(setting: str, **kinds: Any) -> Callable[[_Command], _Command
 @_setting_option("url")
 @_setting_option("host")
 @_setting_option("port", type=click.IntRange(1, 65535))
-@_setting_option("tables", type=click.Path(dir_okay=False), metavar="FILE")
+@_setting_option("tables", type=FilePath(dir_okay=False), metavar="FILE")
 @_setting_option("play_money")
 @_setting_option("log", type=click.Choice([kind.value for kind in LogFormat]))
 @_setting_option("standby", is_flag=True)
