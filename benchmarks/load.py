@@ -113,6 +113,11 @@ WATCHER_SPACING = 0.002
 #: Seconds of lead a bot betting behind is given to sign in before the seated bots bet
 #: (each child also waits until all of its own are welcomed, up to a minute).
 BEHIND_SIGN_IN = 0.005
+#: The watched table's betting window when players bet behind: each bets once he sees
+#: the seated bet on his box, and the seated bots bet up to a second after the first
+#: (which opens the window); with the other tables' 1 s, a third of the crowd's bets
+#: came after "No more bets".
+BEHIND_BETTING_SECONDS = 3.0
 #: A table state's time, its key "now" (player names cannot hold the quotes around it),
 #: with or without a space after the colon.
 _NOW = re.compile(r'"now"\s*:\s*(-?[0-9.eE+-]+)')
@@ -221,10 +226,12 @@ def git(*arguments: str) -> str:
     return done.stdout.strip()
 
 
-def tables_file(path: Path, count: int) -> None:
-    """``count`` rws-v5 tables with short clocks."""
+def tables_file(path: Path, count: int, *, behind: bool = False) -> None:
+    """``count`` rws-v5 tables with short clocks; with players ``behind``, the watched
+    table's betting window is :data:`BEHIND_BETTING_SECONDS`."""
     entries = [
-        f'[[table]]\nid = "t{n:03d}"\npreset = "rws-v5"\nbetting_seconds = 1.0\n'
+        f'[[table]]\nid = "t{n:03d}"\npreset = "rws-v5"\n'
+        f"betting_seconds = {BEHIND_BETTING_SECONDS if behind and n == 0 else 1.0}\n"
         "offer_seconds = 5.0\ndecision_seconds = 5.0\npause_seconds = 0.5\n"
         for n in range(count)
     ]
@@ -965,6 +972,7 @@ def report_watched(
         )
         if codes:
             print(f"  {'':34s} refused: {codes}")
+            print(f"  {'':34s} the last refusal: {backed.last_errors[-1]}")
         print(
             f"  {'':34s} the {behind} players behind signed in at the table in"
             f" {played.welcomed_in:.1f} s, before its seated players bet"
@@ -1049,7 +1057,7 @@ def benchmark(arguments: argparse.Namespace) -> None:
     with contextlib.ExitStack() as stack:
         directory = stack.enter_context(tempfile.TemporaryDirectory())
         tables_path = Path(directory) / "tables.toml"
-        tables_file(tables_path, tables)
+        tables_file(tables_path, tables, behind=arguments.behind > 0)
         sources: list[tuple[str, Path | None]] = []
         if arguments.anchor:
             short = git("rev-parse", "--short", "--verify", f"{arguments.anchor}^{{commit}}")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
 from croupier.server import connections as connections_module
@@ -217,3 +218,12 @@ def test_nothing_is_written_to_a_socket_that_is_closing() -> None:
     wire = Wire(protocol, transport)
     protocol.close_sent = True
     assert not wire.write(text_frame("late")) and transport.frames == []
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_a_frame_written_out_is_the_frame_websockets_writes(size: int) -> None:
+    """RFC 6455 5.2: a server's text frame, at each boundary of the length's three
+    forms (7 bits; 126 and 2 bytes; 127 and 8 bytes), byte for byte as the
+    ``websockets`` library frames it; a multi-byte character counts as its bytes."""
+    for text in ("x" * size, "é" * (size // 2)):
+        assert text_frame(text) == Frame(Opcode.TEXT, text.encode()).serialize(mask=False)

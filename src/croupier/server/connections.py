@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,7 @@ from croupier.server import accounts
 from croupier.server.protocol import RateLimiter
 from croupier.server.wire import BUFFER_BYTES, Outgoing, Wire, text_frame
 
-__all__ = ["OUTBOX_MESSAGES", "SEND_SECONDS", "Connection"]
+__all__ = ["OUTBOX_MESSAGES", "SEND_SECONDS", "Audience", "Connection"]
 
 _log = logging.getLogger("croupier.server")
 
@@ -168,3 +168,85 @@ class Connection:
             except Exception as problem:  # the socket is closing: its handler cleans up
                 _log.info("table %s: a message was not sent: %r", self.table, problem)
                 return
+
+
+class Audience:
+    """The sockets at one table, and who is signed in on them.
+
+    Who is present is asked at every input (whose balances go out if it ends the
+    round) and at every socket that closes (was it the user's last?): kept as the
+    sockets come, sign in and go, it costs nothing then, whatever the crowd.
+
+    >>> from croupier.server.accounts import Role, User
+    >>> audience, ann = Audience(), User(7, "ann", Role.PLAYER)
+    >>> first, second = Connection(None, "rws"), Connection(None, "rws")  # type: ignore[arg-type]
+    >>> audience.add(first); audience.add(second)
+    >>> audience.sign_in(first, ann); audience.sign_in(second, ann)
+    >>> sorted(audience.present()), len(audience)
+    ([7], 2)
+    >>> audience.discard(first); audience.has(7)
+    True
+    >>> audience.sign_in(second, None); audience.has(7), audience.present()
+    (False, frozenset())
+    """
+
+    __slots__ = ("_connections", "_present", "_users")
+
+    def __init__(self) -> None:
+        self._connections: set[Connection] = set()
+        self._users: dict[int, set[Connection]] = {}
+        self._present: frozenset[int] | None = frozenset()
+
+    def __iter__(self) -> Iterator[Connection]:
+        return iter(self._connections)
+
+    def __len__(self) -> int:
+        return len(self._connections)
+
+    def __contains__(self, connection: object) -> bool:
+        return connection in self._connections
+
+    def add(self, connection: Connection) -> None:
+        """A socket opened at the table (signed in already, or not yet)."""
+        if connection not in self._connections:
+            self._connections.add(connection)
+            self._count(connection, connection.user, 1)
+
+    def discard(self, connection: Connection) -> None:
+        """A socket closed."""
+        if connection in self._connections:
+            self._connections.remove(connection)
+            self._count(connection, connection.user, -1)
+
+    def sign_in(self, connection: Connection, user: accounts.User | None) -> None:
+        """``connection`` is now ``user``'s (``None``: signed out)."""
+        if connection in self._connections:
+            self._count(connection, connection.user, -1)
+            self._count(connection, user, 1)
+        connection.user = user
+
+    def has(self, user: int) -> bool:
+        """Whether the user with the id ``user`` has a socket here."""
+        return user in self._users
+
+    def of(self, user: int) -> Collection[Connection]:
+        """The sockets here of the user with the id ``user``."""
+        return self._users.get(user, ())
+
+    def present(self) -> frozenset[int]:
+        """The ids of the users signed in here."""
+        if self._present is None:
+            self._present = frozenset(self._users)
+        return self._present
+
+    def _count(self, connection: Connection, user: accounts.User | None, change: int) -> None:
+        if user is None:
+            return
+        if change > 0:
+            self._users.setdefault(user.id, set()).add(connection)
+        else:
+            theirs = self._users.get(user.id, set())
+            theirs.discard(connection)
+            if not theirs:
+                self._users.pop(user.id, None)
+        self._present = None

@@ -28,7 +28,7 @@ from croupier.round import Phase
 from croupier.server import commits, ledger, operations
 from croupier.server.actor import TableActor
 from croupier.server.cluster import GRACE_SECONDS, Claims
-from croupier.server.connections import Connection
+from croupier.server.connections import Audience, Connection
 from croupier.server.db import normalize_url
 from croupier.server.errors import (
     ActionRefused,
@@ -59,7 +59,7 @@ from croupier.server.schema import users
 from croupier.server.sessions import Sessions
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
-from croupier.server.views import mines, personal_view, public_events, public_view
+from croupier.server.views import mines, personal_view, playing, public_events, public_view
 from croupier.server.wire import Outgoing, encode, text_frame
 from croupier.server.words import in_words
 
@@ -70,6 +70,7 @@ __all__ = [
     "DRAIN_SECONDS",
     "Hub",
     "Refused",
+    "bets_announced_every",
     "refusal",
 ]
 
@@ -87,6 +88,21 @@ SWEEP_SECONDS = 1.0
 #: did: a bet alone is announced at once; a crowd's stream of bets, at most this often
 #: (each bet is acknowledged to its player at once all the same).
 BETS_ANNOUNCED_EVERY = 0.1
+#: ... and, before a larger crowd, this much more a socket at the table, up to
+#: :data:`BETS_ANNOUNCED_AT_MOST`: every announcement is a state to each socket.
+BETS_ANNOUNCED_A_SOCKET = 0.0005
+BETS_ANNOUNCED_AT_MOST = 1.0
+
+
+def bets_announced_every(sockets: int) -> float:
+    """The least seconds between two announcements of a table's bets, before
+    ``sockets`` sockets: a crowd betting behind a box is sent the bets' totals less
+    often than a table of seven, each announcement being a state to each socket.
+
+    >>> bets_announced_every(8), bets_announced_every(1000), bets_announced_every(10**5)
+    (0.1, 0.5, 1.0)
+    """
+    return min(max(BETS_ANNOUNCED_EVERY, BETS_ANNOUNCED_A_SOCKET * sockets), BETS_ANNOUNCED_AT_MOST)
 
 
 class Refused(ServerError):
@@ -186,7 +202,7 @@ class Hub:
         #: The tables this process runs, and their actors.
         self.runtimes: dict[str, TableRuntime] = {}
         self.actors: dict[str, TableActor] = {}
-        self.connections: dict[str, set[Connection]] = {table: set() for table in self.configs}
+        self.connections: dict[str, Audience] = {table: Audience() for table in self.configs}
         #: Open table sockets by client address (at most ``settings.sockets_per_address``).
         self.addresses: Counter[str] = Counter()
         self.bus: Bus | None = None
@@ -250,10 +266,8 @@ class Hub:
         return None if config is None else find_preset(config.preset)
 
     def _count(self, table: str, *, signed_in: bool) -> float:
-        connections = list(self.connections[table])
-        if signed_in:
-            return float(len({c.user.id for c in connections if c.user is not None}))
-        return float(len(connections))
+        audience = self.connections[table]
+        return float(len(audience.present() if signed_in else audience))
 
     def _announcer(self, table: str) -> Callable[[Outcome], Awaitable[None]]:
         async def announce(outcome: Outcome) -> None:
@@ -287,10 +301,13 @@ class Hub:
 
     def push_balances(self, table: str, balances: Mapping[int, Decimal]) -> None:
         """Send the ``balances`` to their owners at ``table``."""
-        for connection in list(self.connections[table]):
-            user = connection.user
-            if user is not None and user.id in balances:
-                connection.push(encode({"type": "balance", "balance": str(balances[user.id])}))
+        audience = self.connections[table]
+        for user, balance in balances.items():
+            theirs = audience.of(user)
+            if theirs:
+                text = encode({"type": "balance", "balance": str(balance)})
+                for connection in list(theirs):
+                    connection.push(text)
 
     async def announce(
         self, table: str, outcome: Outcome | None, balances: Mapping[int, Decimal]
@@ -323,7 +340,7 @@ class Hub:
 
     def _hold(self, table: str, outcome: Outcome) -> None:
         """Keep ``outcome`` for the table's next announcement, and have one made after
-        the work queued now, and no sooner than :data:`BETS_ANNOUNCED_EVERY` after the
+        the work queued now, and no sooner than :func:`bets_announced_every` after the
         last (one at a time)."""
         held = self._held.setdefault(table, [])
         held.append(outcome)
@@ -339,8 +356,8 @@ class Hub:
                 actor.post(None, let_out)
 
         loop = asyncio.get_running_loop()
-        wait = self._let_out_at.get(table, -BETS_ANNOUNCED_EVERY) + BETS_ANNOUNCED_EVERY
-        wait -= loop.time()
+        every = bets_announced_every(len(self.connections[table]))
+        wait = self._let_out_at.get(table, -every) + every - loop.time()
         if wait > 0:
             loop.call_later(wait, queue)
         else:
@@ -655,7 +672,7 @@ class Hub:
             self._ids[player] = user
         # Whose balances go out if the round ends, read here on the loop that owns the
         # connections; the worker thread only reads the ledger.
-        present = {c.user.id for c in self.connections[table] if c.user is not None}
+        present = self.connections[table].present()
 
         def apply() -> tuple[Outcome, dict[int, Decimal]]:
             # The balances to send, read in the input's own transaction: everyone's here
@@ -715,7 +732,7 @@ class Hub:
             runtime = self.runtimes.get(table)
             if runtime is None:  # handed over meanwhile: its new owner shows it
                 return
-            if any(gone["player"] == name for gone in public_view(runtime)["away"]):
+            if name in runtime.seats.away and name in playing(runtime)[0]:
                 await self.broadcast(table, None)
 
         return tell
@@ -877,7 +894,7 @@ class Hub:
             return
         self._fan_out(table, body)
         if body.get("over"):
-            ids = {c.user.id for c in self.connections[table] if c.user is not None}
+            ids = set(self.connections[table].present())
 
             async def balances() -> None:
                 self.push_balances(table, await asyncio.to_thread(self.read_balances, ids))

@@ -82,6 +82,7 @@ __all__ = [
     "next_card_for",
     "offer_view",
     "personal_view",
+    "playing",
     "public_events",
     "public_view",
     "timeout_rule",
@@ -196,7 +197,8 @@ def public_view(table: Table) -> dict[str, Any]:
         ],
         "void_reason": game.void_reason,
     }
-    view["away"] = away_players(view, table.seats.away, table.config.grace_seconds)
+    named, holding = playing(table)
+    view["away"] = away_players(named, holding, table.seats.away, table.config.grace_seconds)
     view["mine"] = None  # last: a player's own view fills it in (see personal_view)
     return view
 
@@ -294,37 +296,40 @@ def mines(table: Table, *, only: str | None = None) -> dict[str, dict[str, Any]]
 
 
 def away_players(
-    view: Mapping[str, Any], away: Mapping[str, float], grace_seconds: float
+    playing: Collection[str],
+    holding: Collection[str],
+    away: Mapping[str, float],
+    grace_seconds: float,
 ) -> list[dict[str, Any]]:
-    """The players of ``view`` (a seat, a bet or a stake in the round) whose last
-    connection closed, each with when (``since``) and, for one holding a reserved box,
-    until when it is kept for him (``seat_until``); ``away`` gives when each player
-    left, by name.
+    """The ``playing`` players (those a state names: a reserved box, a seat or a
+    seated player's bet or stake in the round; see :func:`playing`) whose last
+    connection closed, each with when (``since``) and, for one ``holding`` a reserved
+    box, until when it is kept for him (``seat_until``); ``away`` gives when each
+    player left, by name.
 
-    >>> view = {"seats": {"3": "cy"}, "bets": [], "boxes": [
-    ...     {"box": 1, "seated": "ann", "hands": [{"stakes": {"ann": "25.00"}}]}]}
-    >>> gone = away_players(view, {"ann": 10.0, "cy": 12.0, "dee": 5.0}, 60)
+    >>> gone = away_players({"ann", "cy"}, {"cy"}, {"ann": 10.0, "cy": 12.0, "dee": 5.0}, 60)
     >>> [(player["player"], player["since"], player["seat_until"]) for player in gone]
     [('ann', 10.0, None), ('cy', 12.0, 72.0)]
     """
-    if not away:
-        return []
-    seated = set(view["seats"].values())
-    playing = seated | {bet["player"] for bet in view["bets"]}
-    for box in view["boxes"]:
-        if box["seated"] is not None:
-            playing.add(box["seated"])
-        for hand in box["hands"]:
-            playing.update(hand.get("stakes") or {})
     return [
         {
             "player": player,
             "since": since,
-            "seat_until": since + grace_seconds if player in seated else None,
+            "seat_until": since + grace_seconds if player in holding else None,
         }
         for player, since in sorted(away.items(), key=lambda item: (item[1], item[0]))
         if player in playing
     ]
+
+
+def playing(table: Table) -> tuple[set[str], set[str]]:
+    """The players a table's state names (a reserved box, a seat in the round), and
+    those of them holding a reserved box: whose leaving the state shows (``away``).
+    A player behind a box is not among them: the state names him nowhere."""
+    holding = {seat.user for seat in table.seats.reserved.values()}
+    named = holding | set(_seated(table).values())
+    named.update(box.seated for box in table.round.boxes if box.seated is not None)
+    return named, holding
 
 
 def personal_view(

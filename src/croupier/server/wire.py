@@ -26,7 +26,6 @@ import asyncio
 from typing import Any
 
 import orjson
-from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
 __all__ = ["BUFFER_BYTES", "Outgoing", "Wire", "encode", "text_frame", "wire_of"]
@@ -47,8 +46,22 @@ def encode(message: Any) -> str:
 
 
 def text_frame(text: str) -> bytes:
-    """``text`` as one WebSocket text frame, as a server sends it (not masked)."""
-    return Frame(Opcode.TEXT, text.encode()).serialize(mask=False)
+    """``text`` as one WebSocket text frame, as a server sends it (not masked): FIN and
+    the text opcode, then the length in 7 bits, or 126 and 2 bytes, or 127 and 8 bytes
+    (RFC 6455 5.2).  Written out here: each state to a player behind a box is framed
+    for him alone, and ``websockets``' general framing took three times as long.
+
+    >>> from websockets.frames import Frame, Opcode
+    >>> text_frame("x" * 70000)[:10] == Frame(Opcode.TEXT, b"x" * 70000).serialize(mask=False)[:10]
+    True
+    """
+    data = text.encode()
+    size = len(data)
+    if size < 126:
+        return bytes((0x81, size)) + data
+    if size < 1 << 16:
+        return b"\x81\x7e" + size.to_bytes(2, "big") + data
+    return b"\x81\x7f" + size.to_bytes(8, "big") + data
 
 
 class Wire:

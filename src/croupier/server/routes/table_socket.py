@@ -136,9 +136,7 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
             connection.writer.cancel()
         hub.connections[table].discard(connection)
         user = connection.user
-        if user is not None and not any(
-            other.user is not None and other.user.id == user.id for other in hub.connections[table]
-        ):
+        if user is not None and not hub.connections[table].has(user.id):
             hub.disconnected(table, user.name, hub.now())
 
 
@@ -222,7 +220,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
         except SessionExpired as problem:
             await error(hub, connection, "session_expired", str(problem))
             return
-        connection.user = signed
+        hub.connections[table].sign_in(connection, signed)
         connection.token = token
         hub._ids[signed.name] = signed.id
         dealer = signed.role.is_staff
@@ -245,7 +243,7 @@ async def handle(hub: Hub, connection: Connection, table: str, text: str) -> Non
     try:
         await hub.sessions.check(connection.token, now)
     except SessionExpired as problem:
-        connection.user = None
+        hub.connections[table].sign_in(connection, None)
         connection.token = None
         await error(hub, connection, "session_expired", str(problem), message_key(message))
         return
