@@ -118,6 +118,39 @@ def test_a_lone_bet_is_announced_at_once(tmp_path: Path) -> None:
     engine.dispose()
 
 
+def test_rws_v5_1_26_a_player_behind_leaving_is_not_announced_a_seated_one_is(
+    tmp_path: Path,
+) -> None:
+    """RWS v5 1.26: bob bets behind ann's box.  A state names no player behind a box,
+    so bob's last socket closing changes nothing a watcher sees and sends him nothing;
+    ann's closing is announced, with her name in the state's ``away``."""
+    engine, hub, ids = _rws_table(tmp_path, "ann", "bob")
+    watcher = _Transport()
+    seen: list[int] = []
+
+    async def play() -> None:
+        await hub.start()
+        try:
+            await _bet(hub, ids, "ann", 1)
+            await _bet(hub, ids, "bob", 1)
+            await hub.call("rws", View(viewer=None, dealer=False))  # the bets are out
+            _watch(hub, watcher)
+            hub.disconnected("rws", "bob", hub.now())
+            await hub.call("rws", View(viewer=None, dealer=False))  # after his leaving
+            seen.append(len(watcher.frames))
+            hub.disconnected("rws", "ann", hub.now())
+            await hub.call("rws", View(viewer=None, dealer=False))
+        finally:
+            await hub.stop()
+
+    asyncio.run(play())
+    assert seen == [0]
+    messages = [json.loads(text) for text in _texts(b"".join(watcher.frames))]
+    (state,) = [m["state"] for m in messages if m["type"] == "state"]
+    assert [gone["player"] for gone in state["away"]] == ["ann"]
+    engine.dispose()
+
+
 def _rws_table(tmp_path: Path, *names: str) -> tuple[sqlalchemy.Engine, Hub, dict[str, int]]:
     """A hub running one rws-v5 table ("rws", a minute to bet) on a new SQLite
     database, and the ids of ``names``, each with chips."""
