@@ -482,7 +482,7 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
         await asyncio.sleep(job["spacing"])
     arrived = time.perf_counter()
     for name, token, table, box in job["behind"]:
-        # Players betting behind answer a box's bet within its betting window (1 s here).
+        # Players behind answer a box's bet within its window (BEHIND_BETTING_SECONDS).
         backer = run_bot(base, name, table, box, stop, backers, think=0.3, token=token, behind=True)
         tasks.append(asyncio.create_task(backer))
     if job["watchers"] or job["behind"]:

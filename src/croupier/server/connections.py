@@ -203,9 +203,6 @@ class Audience:
     def __len__(self) -> int:
         return len(self._connections)
 
-    def __contains__(self, connection: object) -> bool:
-        return connection in self._connections
-
     def add(self, connection: Connection) -> None:
         """A socket opened at the table (signed in already, or not yet)."""
         if connection not in self._connections:

@@ -282,12 +282,14 @@ class Hub:
         of the round).  Read in a worker thread."""
         if outcome is None:
             return {}
-        present = [c.user for c in self.connections[table] if c.user is not None]
+        audience = self.connections[table]
         if outcome.over:
-            ids = {user.id for user in present}
+            ids = set(audience.present())
         else:
             returned = {e.player for e in outcome.events if isinstance(e, BetReturned)}
-            ids = {user.id for user in present if user.name in returned}
+            if not returned:  # most outcomes: no look at the crowd
+                return {}
+            ids = {c.user.id for c in audience if c.user and c.user.name in returned}
         if not ids:
             return {}
         return await asyncio.to_thread(self.read_balances, ids)
