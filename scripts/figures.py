@@ -157,6 +157,21 @@ GROUPS = (
         needs="PostgreSQL (--postgres)",
     ),
     Group(
+        "load_bots",
+        "500 and 1,000 bots on PostgreSQL, each acting once a second, then as fast as allowed",
+        tuple(
+            (
+                "benchmarks/load.py",
+                *("--bots", str(bots), "--seconds", "10", "--warmup", "5"),
+                *("--bot-processes", "2", "--db", POSTGRES),
+            )
+            for bots in (500, 1000)
+        ),
+        ("server.md",),
+        minutes=6,
+        needs="PostgreSQL (--postgres)",
+    ),
+    Group(
         "load_watchers",
         "1,000 watchers at one table of seven players, and 5,000 in the watchers' own "
         "processes, beside the second edition's server",
