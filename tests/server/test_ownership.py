@@ -116,6 +116,38 @@ def test_a_hung_owner_loses_its_tables_when_its_lease_runs_out(postgres_url: str
 
 
 @pytest.mark.postgres
+def test_a_woken_owner_is_healthy_again_only_once_its_lost_tables_are_forgotten(
+    postgres_url: str,
+) -> None:
+    """A hung owner woken after another process took its table: while its renewal
+    forgets the table, it does not yet say it is healthy, so its health (the tables it
+    runs) never names a table another process runs, even for an instant."""
+    engine = db.connect(postgres_url)
+    first = Ownership(engine, lease_seconds=0.5)
+    second = Ownership(engine, lease_seconds=0.5)
+    seen: list[bool] = []
+
+    class Held(dict[str, int]):
+        def __delitem__(self, table: str) -> None:
+            seen.append(first.healthy)  # what a health check would read meanwhile
+            super().__delitem__(table)
+
+    try:
+        epoch = first.claim("rws")
+        assert epoch is not None
+        time.sleep(0.6)  # hung
+        assert second.claim("rws") == epoch + 1
+        first.held = Held(first.held)
+        assert first.renew() == {"rws"}
+        assert seen == [False]
+        assert first.healthy and "rws" not in first.held
+    finally:
+        first.release()
+        second.release()
+        engine.dispose()
+
+
+@pytest.mark.postgres
 def test_a_claim_waits_for_a_fenced_write_in_flight(postgres_url: str) -> None:
     """The fence holds the lease row for the writer's transaction: a claim made
     meanwhile comes after it, so nothing the old owner commits follows the claim."""

@@ -444,11 +444,14 @@ class Ownership:
                 lost = set(self.held)
                 self.held.clear()
                 return lost
-            self._renewed = sent
             renewed = {str(row.table_id): int(row.epoch) for row in rows}
             lost = {table for table, epoch in self.held.items() if renewed.get(table) != epoch}
             for table in lost:
                 del self.held[table]
+            # Healthy again only once the lost tables are forgotten: a process woken
+            # after its leases ran out (SIGSTOP, then SIGCONT) never says, even for an
+            # instant, that it runs a table another process has taken meanwhile.
+            self._renewed = sent
             return lost
 
     @property
