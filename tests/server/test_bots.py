@@ -92,3 +92,36 @@ def test_a_bot_times_its_action_to_the_events_that_answer_it(
     assert socket.sent[1]["op"] == "bet"
     assert stats.actions == 1 and stats.errors == 0
     assert len(stats.latencies) == 1 and 0 <= stats.latencies[0] < 5
+
+
+def test_a_bot_signs_up_again_when_the_server_dies_mid_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server killed while it answers a sign-up cuts the reply short
+    (``http.client.IncompleteRead``, an HTTP error, not an ``OSError``): the bot tries
+    again, as after any lost connection, instead of dying (the crash test's bots
+    stopped playing when one did)."""
+    import http.client
+
+    answers: list[str] = []
+
+    def sign_up(base: str, name: str) -> str:
+        if not answers:
+            answers.append("cut")
+            raise http.client.IncompleteRead(b"", 83)
+        answers.append("token")
+        return "t"
+
+    async def scenario() -> tuple[BotStats, _Socket]:
+        stop = asyncio.Event()
+        socket = _Socket(stop)
+        monkeypatch.setattr("croupier.server.bots.sign_up", sign_up)
+        monkeypatch.setattr("websockets.connect", lambda url, **_: socket)
+        stats = BotStats()
+        await run_bot("http://table", "ann", "rws", 1, stop, stats)
+        return stats, socket
+
+    stats, socket = asyncio.run(scenario())
+    assert answers == ["cut", "token"]
+    assert stats.reconnects == 1 and stats.actions == 1
+    assert [message["type"] for message in socket.sent] == ["auth", "action"]

@@ -17,6 +17,7 @@ bet, an offer, its turn), so that a load test measures the server, not its bots.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import random
 import re
@@ -115,7 +116,9 @@ async def run_bot(
             if token is None:
                 token = await asyncio.to_thread(sign_up, base, name)
             await _play(base, token, name, table, box, stop, stats, think, behind)
-        except (OSError, WebSocketException, urllib.error.URLError):
+        # A server killed mid-answer cuts an HTTP reply short (IncompleteRead): the
+        # bot comes back as after any other lost connection.
+        except (OSError, WebSocketException, urllib.error.URLError, http.client.HTTPException):
             stats.reconnects += 1
             token = given
             await asyncio.sleep(0.2)
