@@ -328,15 +328,17 @@ PLAIN_VARIANTS: dict[str, dict[str, object]] = {
 @pytest.mark.parametrize("name", ["rws-v4", "rws-v5", "online-8deck", "casino-to-go", "live"])
 def test_the_plain_kernel_plays_exactly_as_the_general_one(name: str, variant: str) -> None:
     # run_plain is a kernel of its own, written for speed, for a run without the count,
-    # side bets, random decisions or recording; it must deal the same cards and give the
-    # same sums, histograms and trace as run_chunk, and leave the generator and the shoe
-    # in the same place, whatever the rules and the boxes (one box has code of its own).
+    # side bets, random decisions or recording (run_peek, the peek game's, another); it
+    # must deal the same cards and give the same sums, histograms and trace as run_chunk,
+    # and leave the generator and the shoe in the same place, whatever the rules and the
+    # boxes (one box has code of its own).
     import numpy as np
     import numpy.typing as npt
 
     from croupier.analysis.strategy import derive_strategy
     from croupier.simulate import kernel
     from croupier.simulate.compile import compile_game, compile_strategy
+    from croupier.simulate.run import _fast_kernel
 
     rules = find_rules(name).replace(**PLAIN_VARIANTS[variant])
     for boxes in (1, min(3, rules.boxes)):
@@ -353,7 +355,7 @@ def test_the_plain_kernel_plays_exactly_as_the_general_one(name: str, variant: s
             trace = np.zeros((16, kernel.TRACE_FIELDS), dtype=np.int64)
             tables_args = (tables.first_play, tables.drawn_stands, tables.pair_play)
             if plain:
-                position = kernel.run_plain(
+                position = _fast_kernel(game)(
                     shoe,
                     game.params,
                     *tables_args,
@@ -671,3 +673,69 @@ def test_a_short_run_without_workers_given_plays_in_this_process(
     assert command.default_workers(4 * command.ROUNDS_PER_WORKER) == 4
     monkeypatch.setattr(os, "getloadavg", lambda: (13.7, 0.0, 0.0))
     assert command.default_workers(10**10) == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "changes"),
+    [
+        ("online-8deck", {}),
+        ("online-8deck", {"shuffle_every_round": True, "surrender": "none"}),
+        ("online-8deck", {"split_match": "value", "double_after_split": False}),
+        ("online-8deck", {"hit_split_aces": True, "double_on": "9-11", "decks": 2}),
+    ],
+)
+def test_the_peek_game_kernel_plays_exactly_as_the_general_one(
+    name: str, changes: dict[str, Any]
+) -> None:
+    # The one-box peek game (a hole card and the peek, one split, no early surrender)
+    # has a kernel of its own (kernel.run_peek): the same cards, sums, histograms
+    # (sessions of 25 rounds too), trace, shoe and generator as run_chunk.
+    import numpy as np
+
+    from croupier.analysis.strategy import derive_strategy
+    from croupier.simulate import kernel
+    from croupier.simulate.compile import compile_game, compile_strategy
+
+    rules = find_rules(name).replace(max_split_hands=2, **changes)
+    game = compile_game(rules, boxes=1)
+    params = game.params.copy()
+    params[kernel.P_SESSION] = 25
+    assert kernel.peek_plays(params, game.shoe.shape[0])
+    tables = compile_strategy(derive_strategy(rules))
+    runs = []
+    for plain in (False, True):
+        shoe = game.shoe.copy()
+        seed = np.array((9, 10, 11, 12), dtype=np.uint64)
+        tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
+        hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
+        sessions = np.zeros(201, dtype=np.int64)
+        trace = np.zeros((16, kernel.TRACE_FIELDS), dtype=np.int64)
+        common = (tables.first_play, tables.drawn_stands, tables.pair_play, tables.index_plays)
+        if plain:
+            position = kernel.run_peek(
+                shoe, params, *common, 30_000, seed, tally, hands, sessions, trace
+            )
+        else:
+            position = kernel.run_chunk(
+                shoe,
+                False,
+                params,
+                *common,
+                game.side_pays,
+                game.side_stakes,
+                30_000,
+                seed,
+                tally,
+                hands,
+                sessions,
+                np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
+                np.full((1, 2), -1, dtype=np.int64),
+                trace,
+            )
+        runs.append((position, shoe, seed, tally, hands, sessions, trace))
+    general, peek = runs
+    assert general[0] == peek[0]
+    for one, two in zip(general[1:], peek[1:], strict=True):
+        assert np.array_equal(one, two)
+    assert peek[3][kernel.T_SPLITS] > 0 and peek[3][kernel.T_DOUBLES] > 0
+    assert peek[5].sum() == 30_000 // 25

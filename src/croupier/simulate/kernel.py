@@ -25,9 +25,15 @@ from __future__ import annotations
 # The kernel's scalars are NumPy integers to Numba and plain ints to its readers; mypy
 # sees NumPy's scalar types and would flag every mix of the two.
 # mypy: disable-error-code="arg-type,assignment,return-value,unused-ignore"
+from collections.abc import Callable
+from typing import Any
+
 import numba
 import numpy as np
 import numpy.typing as npt
+from llvmlite import ir  # type: ignore[import-untyped]
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 __all__ = [
     "ACTION_NAMES",
@@ -37,7 +43,9 @@ __all__ = [
     "SIDE_OUTCOMES",
     "TALLY_SIZE",
     "TRACE_FIELDS",
+    "peek_plays",
     "run_chunk",
+    "run_peek",
     "run_plain",
 ]
 
@@ -47,6 +55,28 @@ UIntArray = npt.NDArray[np.uint64]
 
 #: The most rounds one kernel call may play: its int64 sums cannot overflow.
 MAX_CHUNK = 1 << 24
+
+
+def _expect_false(typingctx: Any, condition: Any) -> Any:
+    """The typing and code of :func:`_unlikely`."""
+    signature = types.boolean(types.boolean)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        bit = ir.IntType(1)
+        expect = cgutils.get_or_insert_function(  # type: ignore[no-untyped-call]
+            builder.module, ir.FunctionType(bit, [bit, bit]), "llvm.expect.i1"
+        )
+        return builder.call(expect, [args[0], ir.Constant(bit, 0)])
+
+    return signature, codegen
+
+
+#: ``_unlikely(condition)``: the condition, which the compiler is told is seldom true
+#: (LLVM's ``expect``, as C's ``__builtin_expect``), so that it lays the code out for
+#: the other way and keeps the rare way's work off the common one (a rejected draw, a
+#: split, a dealer's blackjack).  In compiled code only.
+_unlikely: Callable[[bool], bool] = intrinsic(_expect_false)
+
 
 # -- the parameter array
 P_DECKS = 0
@@ -209,7 +239,7 @@ def _below(
     x, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
     m = (x >> np.uint64(32)) * s
     low = m & _U32
-    if low < s:
+    if _unlikely(low < s):
         threshold = (_TWO_32 - s) % s
         while low < threshold:
             x, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
@@ -2241,6 +2271,440 @@ def _play_one_box(
     seed[2] = s2
     seed[3] = s3
     return pos
+
+
+#: More cards than one round of :func:`run_peek` can take: a hand hits only at a
+#: hard total of 20 or less, so it holds at most 21 cards (20 before its last), and the
+#: dealer draws only under 17, so his holds at most 17; two hands and his, 59.  A round
+#: that starts this far from the shoe's end never runs out of cards.
+PEEK_ROUND_CARDS = 60
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
+def run_peek(
+    shoe: ByteArray,
+    p: IntArray,
+    first_play: IntArray,
+    drawn_stands: IntArray,
+    pair_play: IntArray,
+    index_plays: IntArray,
+    rounds: int,
+    seed: UIntArray,
+    tally: IntArray,
+    hand_histogram: IntArray,
+    session_histogram: IntArray,
+    trace: IntArray,
+) -> int:
+    """:func:`run_plain` for the commonest game, a kernel of its own: one box, a hole card
+    and the peek, no surrender or late surrender, one split (two hands), and a cut card
+    far enough from the shoe's end that no round runs out of cards (:func:`peek_plays`;
+    ``index_plays`` is not read).  A round
+    is written as a hand-written simulator writes it: the dealer's blackjack is settled
+    at the peek, the hand and the sums live in local variables, a split hand's first
+    decision is looked up in a table of its own, and the round of a box that splits is
+    played by :func:`_split_pair`.  It deals the same cards, takes the same decisions
+    and adds the same sums as :func:`_play_one_box` (``tests/test_simulate_run.py``
+    holds the two to it)."""
+    given = shoe
+    shoe = given.copy()  # a shoe of its own: no write to it can touch another array
+    unit = p[P_UNIT]
+    cut = p[P_CUT]
+    shuffle_each_round = p[P_SHUFFLE_EVERY_ROUND] == 1
+    session = p[P_SESSION]
+    by_rank = p[P_SPLIT_BY_RANK]
+    draw_to_12 = p[P_DRAW_TO_12]
+    blackjack_pays = p[P_BLACKJACK_PAYS]
+    double_after_split = p[P_DOUBLE_AFTER_SPLIT]
+    double_nine_to_eleven = p[P_DOUBLE_NINE_TO_ELEVEN]
+    double_on_21 = p[P_DOUBLE_ON_21]
+    hit_split_aces = p[P_HIT_SPLIT_ACES]
+    hole_first = p[P_HOLE_FIRST]
+    win_pays = p[P_WIN_PAYS]
+    hands = p[P_MAX_HANDS]  # two: a bound the compiler does not unroll
+    even_money = win_pays == unit
+    hand_offset = hand_histogram.shape[0] // 2
+    hand_last = hand_histogram.shape[0] - 1
+    session_offset = session_histogram.shape[0] // 2
+    session_last = session_histogram.shape[0] - 1
+    wager = unit
+    s0 = seed[0]
+    s1 = seed[1]
+    s2 = seed[2]
+    s3 = seed[3]
+    outcome_counts = np.zeros(7, dtype=np.int64)
+    stand_offs = 0
+    dealer_blackjacks = 0
+    blackjacks = 0
+    surrenders = 0
+    busts = 0
+    wins = 0
+    losses = 0
+    tables = _plain_tables(p, first_play, drawn_stands, pair_play)
+    first_by_hard, hits_by_hard, pair_actions = tables[2:5]
+    dealer_stands_hard, dealer_stands_ace = tables[5:]
+    first_flat = first_by_hard.ravel()
+    hits_flat = hits_by_hard.ravel()
+    pair_flat = pair_actions.ravel()
+    # A split hand's decision on its two cards, by (split Aces, soft, total, up card):
+    # the chart's play among the moves the rules allow a split hand.
+    split_actions = np.full((2, 2, 22, 10), A_STAND, dtype=np.int64)
+    for aces in range(2):
+        for soft in range(2):
+            for total in range(22):
+                legal = 0
+                if total < 21 and (aces == 0 or hit_split_aces):
+                    legal |= 1 << A_HIT
+                if total >= 12 or not draw_to_12:
+                    legal |= 1 << A_STAND
+                if (
+                    aces == 0
+                    and double_after_split
+                    and (not double_nine_to_eleven or (total >= 9 and total <= 11))
+                    and (total != 21 or double_on_21)
+                ):
+                    legal |= 1 << A_DOUBLE
+                if legal != (1 << A_STAND):
+                    for up_index in range(10):
+                        split_actions[aces, soft, total, up_index] = _resolve(
+                            first_play[soft, total, up_index], legal
+                        )
+    split_flat = split_actions.ravel()
+    net_sum = 0
+    squares = 0
+    doubles = 0
+    splits = 0
+    session_net = 0
+    session_rounds = 0
+    pos = 0
+    every = rounds // trace.shape[0] if trace.shape[0] > 0 else 0
+    traced = 0
+    # The round before which the trace takes its next row (-1: no more rows).
+    trace_at = every if every > 0 else -1
+    for played in range(rounds):
+        if _unlikely(played == trace_at):
+            trace[traced, T_ROUNDS] = tally[T_ROUNDS] + played
+            trace[traced, T_VOIDS] = tally[T_VOIDS]
+            trace[traced, T_NET] = tally[T_NET] + net_sum
+            trace[traced, T_ROUND_SQUARES] = tally[T_ROUND_SQUARES] + squares
+            trace[traced, T_BOX_SQUARES] = tally[T_BOX_SQUARES] + squares
+            trace[traced, T_WAGERED] = tally[T_WAGERED] + played * wager
+            trace[traced, T_NET_BY_WAGER] = tally[T_NET_BY_WAGER] + net_sum * wager
+            trace[traced, T_WAGER_SQUARES] = tally[T_WAGER_SQUARES] + played * wager * wager
+            traced += 1
+            trace_at = trace_at + every if traced < trace.shape[0] else -1
+        if pos >= cut or (shuffle_each_round and pos > 0):
+            pos = 0
+        # -- the deal: a card to the box, the dealer's first, the box's second, the hole
+        one, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+        first_dealer, s0, s1, s2, s3 = _deal(shoe, pos + 1, False, s0, s1, s2, s3)
+        two, s0, s1, s2, s3 = _deal(shoe, pos + 2, False, s0, s1, s2, s3)
+        second_dealer, s0, s1, s2, s3 = _deal(shoe, pos + 3, False, s0, s1, s2, s3)
+        pos += 4
+        if hole_first:
+            up = second_dealer
+            hole_card = first_dealer
+        else:
+            up = first_dealer
+            hole_card = second_dealer
+        hard = _points(one) + _points(two)
+        ace = 1 if (one >> 2) == 0 or (two >> 2) == 0 else 0
+        up_points = _points(up)
+        up_index = up_points - 1
+        dealer_hard = up_points + _points(hole_card)
+        dealer_ace = up_points == 1 or (hole_card >> 2) == 0
+        if _unlikely(dealer_hard == 11 and dealer_ace):
+            # The peek finds the dealer's blackjack: it takes the bet, or stands off one.
+            if hard == 11 and ace == 1:
+                box_net = 0
+                stand_offs += 1
+            else:
+                box_net = -unit
+                dealer_blackjacks += 1
+        elif _unlikely(hard == 11 and ace == 1):
+            box_net = blackjack_pays
+            blackjacks += 1
+        else:
+            if _pair_by_rule(one, two, by_rank):
+                action = pair_flat[np.uint64((_points(one) - 1) * 10 + up_index)]
+            else:
+                action = first_flat[np.uint64(ace * 320 + hard * 10 + up_index)]
+            if not _unlikely(action == A_SPLIT):
+                stake = unit
+                if _unlikely(action == A_SURRENDER):
+                    box_net = unit // 2 - unit
+                    surrenders += 1
+                else:
+                    if action in (A_HIT, A_DOUBLE):
+                        while True:
+                            card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                            pos += 1
+                            hard += _points(card)
+                            if (card >> 2) == 0:
+                                ace = 1
+                            if action == A_DOUBLE:
+                                stake += unit
+                                doubles += 1
+                                break
+                            if not hits_flat[np.uint64(ace * 320 + hard * 10 + up_index)]:
+                                break
+                    if hard > 21:
+                        box_net = -stake
+                        busts += 1
+                    else:
+                        dealer_hard, dealer_ace, pos, s0, s1, s2, s3 = _dealer_plays(
+                            shoe,
+                            pos,
+                            dealer_hard,
+                            dealer_ace,
+                            dealer_stands_hard,
+                            dealer_stands_ace,
+                            s0,
+                            s1,
+                            s2,
+                            s3,
+                        )
+                        final_total = _total(dealer_hard, dealer_ace)
+                        hand_total = _total(hard, ace)
+                        if final_total > 21 or hand_total > final_total:
+                            box_net = stake if even_money else win_pays * stake // unit
+                            wins += 1
+                        elif hand_total == final_total:
+                            box_net = 0
+                            stand_offs += 1
+                        else:
+                            box_net = -stake
+                            losses += 1
+            else:
+                splits += 1
+                box_net, doubled, pos, s0, s1, s2, s3 = _split_pair(
+                    shoe,
+                    pos,
+                    one,
+                    up_index,
+                    dealer_hard,
+                    dealer_ace,
+                    unit,
+                    win_pays,
+                    hands,
+                    hit_split_aces,
+                    split_flat,
+                    hits_flat,
+                    dealer_stands_hard,
+                    dealer_stands_ace,
+                    outcome_counts,
+                    s0,
+                    s1,
+                    s2,
+                    s3,
+                )
+                doubles += doubled
+        net_sum += box_net
+        squares += box_net * box_net
+        bucket = box_net + hand_offset
+        if bucket < 0:
+            bucket = 0
+        elif bucket > hand_last:
+            bucket = hand_last
+        hand_histogram[bucket] += 1
+        if session > 0:
+            session_net += box_net
+            session_rounds += 1
+            if session_rounds == session:
+                bucket = session_net // unit + session_offset
+                if bucket < 0:
+                    bucket = 0
+                elif bucket > session_last:
+                    bucket = session_last
+                session_histogram[bucket] += 1
+                session_net = 0
+                session_rounds = 0
+    tally[T_ROUNDS] += rounds
+    tally[T_NET] += net_sum
+    tally[T_ROUND_SQUARES] += squares
+    tally[T_BOX_SQUARES] += squares
+    tally[T_WAGERED] += rounds * wager
+    tally[T_NET_BY_WAGER] += net_sum * wager
+    tally[T_WAGER_SQUARES] += rounds * wager * wager
+    outcome_counts[O_STAND_OFF] += stand_offs
+    outcome_counts[O_DEALER_BLACKJACK] += dealer_blackjacks
+    outcome_counts[O_BLACKJACK] += blackjacks
+    outcome_counts[O_SURRENDER] += surrenders
+    outcome_counts[O_BUST] += busts
+    outcome_counts[O_WIN] += wins
+    outcome_counts[O_LOSE] += losses
+    for outcome in range(7):
+        tally[T_OUTCOMES + outcome] += outcome_counts[outcome]
+    tally[T_DOUBLES] += doubles
+    tally[T_SPLITS] += splits
+    tally[T_HANDS] += rounds + splits
+    if trace_at == rounds:
+        for k in range(TRACE_FIELDS):
+            trace[traced, k] = tally[k]
+    seed[0] = s0
+    seed[1] = s1
+    seed[2] = s2
+    seed[3] = s3
+    given[:] = shoe
+    return pos
+
+
+@numba.njit(cache=True, inline="always")  # type: ignore[misc]
+def _dealer_plays(
+    shoe: ByteArray,
+    pos: int,
+    hard: int,
+    ace: bool,
+    stands_hard: int,
+    stands_ace: int,
+    s0: np.uint64,
+    s1: np.uint64,
+    s2: np.uint64,
+    s3: np.uint64,
+) -> tuple[int, bool, int, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The dealer draws to his standing totals (``stands_hard``, ``stands_ace``: bit
+    sets of the hard totals he stands on, without an Ace and with one)."""
+    while True:
+        stands_on = stands_ace if ace else stands_hard
+        if (stands_on >> hard) & 1:
+            break
+        card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+        pos += 1
+        points = _points(card)
+        hard += points
+        ace = ace or points == 1
+    return hard, ace, pos, s0, s1, s2, s3
+
+
+def peek_plays(p: IntArray, shoe_cards: int) -> bool:
+    """Whether :func:`run_peek` plays a run of :func:`run_plain`'s with these rules (``p``)
+    and a shoe of ``shoe_cards`` cards: one box, a hole card and the peek, no early
+    surrender, one split, and no round that can run out of cards.
+
+    >>> p = np.zeros(P_SIZE, dtype=np.int64)
+    >>> p[[P_BOXES, P_HOLE, P_MAX_HANDS, P_CUT]] = 1, 1, 2, 234
+    >>> peek_plays(p, 312), peek_plays(p, 260)  # 6 decks to 75%; a cut card too deep
+    (True, False)
+    """
+    return bool(
+        p[P_BOXES] == 1
+        and p[P_HOLE] == 1
+        and p[P_SURRENDER] in (0, 1)
+        and p[P_MAX_HANDS] == 2
+        # A round starts before the cut card, or at the top of a shoe shuffled each round.
+        and (p[P_SHUFFLE_EVERY_ROUND] == 1 or p[P_CUT] + PEEK_ROUND_CARDS <= shoe_cards)
+        and shoe_cards >= PEEK_ROUND_CARDS
+    )
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]
+def _split_pair(
+    shoe: ByteArray,
+    pos: int,
+    one: int,
+    up_index: int,
+    dealer_hard: int,
+    dealer_ace: bool,
+    unit: int,
+    win_pays: int,
+    hands: int,
+    hit_split_aces: int,
+    split_flat: IntArray,
+    hits_flat: IntArray,
+    dealer_stands_hard: int,
+    dealer_stands_ace: int,
+    outcome_counts: IntArray,
+    s0: np.uint64,
+    s1: np.uint64,
+    s2: np.uint64,
+    s3: np.uint64,
+) -> tuple[int, int, int, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The round of :func:`run_peek` whose box splits its pair (``one`` is its first
+    card): two hands, each from one card of the pair, the first played out (its second
+    card dealt when its turn comes) before the second, then the dealer's hand and the
+    settlement.  Returns the box's net, its doubles, the shoe's position and the
+    generator; counts each hand's outcome in ``outcome_counts``.
+
+    A function of its own, not inlined: the few rounds that split would otherwise cost
+    every round of the loop registers."""
+    even_money = win_pays == unit
+    doubled = 0
+    # Two hands, each from one card of the pair: the first is played out
+    # (its second card dealt when its turn comes) before the second.
+    split_aces = (one >> 2) == 0
+    split_row = 440 if split_aces else 0
+    can_hit = not split_aces or hit_split_aces
+    first_hard = 0
+    first_ace = 0
+    first_stake = unit
+    for row in range(hands):
+        hard = _points(one)
+        ace = 1 if split_aces else 0
+        card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+        pos += 1
+        hard += _points(card)
+        if (card >> 2) == 0:
+            ace = 1
+        total = _total(hard, ace)
+        soft = 1 if ace and hard <= 11 else 0
+        row_index = split_row + soft * 220 + total * 10 + up_index
+        action = split_flat[np.uint64(row_index)]
+        stake = unit
+        if action in (A_HIT, A_DOUBLE):
+            while True:
+                card, s0, s1, s2, s3 = _deal(shoe, pos, False, s0, s1, s2, s3)
+                pos += 1
+                hard += _points(card)
+                if (card >> 2) == 0:
+                    ace = 1
+                if hard > 21:
+                    break
+                if action == A_DOUBLE:
+                    break
+                if not can_hit or not hits_flat[np.uint64(ace * 320 + hard * 10 + up_index)]:
+                    break
+            if action == A_DOUBLE:
+                stake += unit
+                doubled += 1
+        if row == 0:
+            first_hard = hard
+            first_ace = ace
+            first_stake = stake
+    second_hard = hard
+    second_ace = ace
+    second_stake = stake
+    if first_hard <= 21 or second_hard <= 21:
+        dealer_hard, dealer_ace, pos, s0, s1, s2, s3 = _dealer_plays(
+            shoe,
+            pos,
+            dealer_hard,
+            dealer_ace,
+            dealer_stands_hard,
+            dealer_stands_ace,
+            s0,
+            s1,
+            s2,
+            s3,
+        )
+    final_total = _total(dealer_hard, dealer_ace)
+    box_net = 0
+    for row in range(hands):
+        hard = first_hard if row == 0 else second_hard
+        ace = first_ace if row == 0 else second_ace
+        stake = first_stake if row == 0 else second_stake
+        if hard > 21:
+            box_net -= stake
+            outcome_counts[O_BUST] += 1
+            continue
+        hand_total = _total(hard, ace)
+        if final_total > 21 or hand_total > final_total:
+            box_net += stake if even_money else win_pays * stake // unit
+            outcome_counts[O_WIN] += 1
+        elif hand_total == final_total:
+            outcome_counts[O_STAND_OFF] += 1
+        else:
+            box_net -= stake
+            outcome_counts[O_LOSE] += 1
+    return box_net, doubled, pos, s0, s1, s2, s3
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")  # type: ignore[misc]

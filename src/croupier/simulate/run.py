@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol, overload
+from typing import Any, Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -157,6 +157,16 @@ def _plain(game: CompiledGame) -> bool:
     )
 
 
+def _fast_kernel(game: CompiledGame) -> Any:
+    """The kernel of its own that plays a :func:`_plain` game: ``run_peek`` for the
+    peek game it plays (:func:`~croupier.simulate.kernel.peek_plays`), else
+    ``run_plain``.  Each compiles on its first use (about half a minute), so a game
+    compiles only the kernel it plays."""
+    if kernel.peek_plays(game.params, game.shoe.shape[0]):
+        return kernel.run_peek
+    return kernel.run_plain
+
+
 def play_chunk(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray, IntArray]:
     """Play one chunk; its index and its tallies (see :func:`_play`)."""
     return _play(work, chunk)
@@ -171,7 +181,7 @@ def _play(work: _Work, chunk: Chunk) -> tuple[int, IntArray, IntArray, IntArray,
     sessions = np.zeros(2 * SESSION_BETS + 1, dtype=np.int64)
     trace = np.zeros((min(TRACE_ROWS, chunk.rounds), kernel.TRACE_FIELDS), dtype=np.int64)
     if _plain(game):
-        kernel.run_plain(
+        _fast_kernel(game)(
             game.shoe.copy(),
             game.params,
             tables.first_play,
@@ -500,7 +510,7 @@ class ChunkFuture(Protocol):
 def kernel_cached(game: CompiledGame) -> bool:
     """Whether the kernel that plays ``game`` is in Numba's cache (otherwise the first
     chunk compiles it: about half a minute of one core)."""
-    dispatcher = kernel.run_plain if _plain(game) else kernel.run_chunk
+    dispatcher = _fast_kernel(game) if _plain(game) else kernel.run_chunk
     cache = getattr(dispatcher, "_cache", None)
     index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
     return isinstance(index, str) and os.path.exists(index)
