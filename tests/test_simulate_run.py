@@ -324,6 +324,54 @@ PLAIN_VARIANTS: dict[str, dict[str, object]] = {
 }
 
 
+def _general_and_fast(
+    game: Any, params: Any, fast: Any, rounds: int, seed: tuple[int, ...]
+) -> tuple[list[int], list[tuple[Any, ...]]]:
+    """``rounds`` of ``game`` (with rule parameters ``params``) from one seed, played by
+    run_chunk and by the kernel ``fast``: each one's shoe position, and its shoe,
+    generator, tally, histograms (hands, sessions) and trace."""
+    import numpy as np
+
+    from croupier.analysis.strategy import derive_strategy
+    from croupier.simulate import kernel
+    from croupier.simulate.compile import compile_strategy
+
+    tables = compile_strategy(derive_strategy(game.rules))
+    common = (tables.first_play, tables.drawn_stands, tables.pair_play, tables.index_plays)
+    positions: list[int] = []
+    results: list[tuple[Any, ...]] = []
+    for plain in (False, True):
+        shoe = game.shoe.copy()
+        state = np.array(seed, dtype=np.uint64)
+        tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
+        hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
+        sessions = np.zeros(201, dtype=np.int64)
+        trace = np.zeros((16, kernel.TRACE_FIELDS), dtype=np.int64)
+        sums = (tally, hands, sessions, trace)
+        if plain:
+            position = fast(shoe, params, *common, rounds, state, *sums)
+        else:
+            position = kernel.run_chunk(
+                shoe,
+                False,
+                params,
+                *common,
+                game.side_pays,
+                game.side_stakes,
+                rounds,
+                state,
+                tally,
+                hands,
+                sessions,
+                np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
+                np.full((1, 2), -1, dtype=np.int64),
+                trace,
+            )
+        positions.append(position)
+        results.append((shoe, state, *sums))
+    return positions, results
+
+
 @pytest.mark.parametrize("variant", list(PLAIN_VARIANTS))
 @pytest.mark.parametrize("name", ["rws-v4", "rws-v5", "online-8deck", "casino-to-go", "live"])
 def test_the_plain_kernel_plays_exactly_as_the_general_one(name: str, variant: str) -> None:
@@ -333,62 +381,18 @@ def test_the_plain_kernel_plays_exactly_as_the_general_one(name: str, variant: s
     # and leave the generator and the shoe in the same place, whatever the rules and the
     # boxes (one box has code of its own).
     import numpy as np
-    import numpy.typing as npt
 
-    from croupier.analysis.strategy import derive_strategy
     from croupier.simulate import kernel
-    from croupier.simulate.compile import compile_game, compile_strategy
+    from croupier.simulate.compile import compile_game
     from croupier.simulate.run import _fast_kernel
 
     rules = find_rules(name).replace(**PLAIN_VARIANTS[variant])
     for boxes in (1, min(3, rules.boxes)):
         game = compile_game(rules, boxes=boxes)
-        tables = compile_strategy(derive_strategy(rules))
-        positions: list[int] = []
-        results: list[tuple[npt.NDArray[Any], ...]] = []
-        for plain in (False, True):
-            shoe = game.shoe.copy()
-            seed = np.array((5, 6, 7, 8), dtype=np.uint64)
-            tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
-            hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
-            sessions = np.zeros(201, dtype=np.int64)
-            trace = np.zeros((16, kernel.TRACE_FIELDS), dtype=np.int64)
-            tables_args = (tables.first_play, tables.drawn_stands, tables.pair_play)
-            if plain:
-                position = _fast_kernel(game)(
-                    shoe,
-                    game.params,
-                    *tables_args,
-                    tables.index_plays,
-                    20_000,
-                    seed,
-                    tally,
-                    hands,
-                    sessions,
-                    trace,
-                )
-            else:
-                position = kernel.run_chunk(
-                    shoe,
-                    False,
-                    game.params,
-                    *tables_args,
-                    tables.index_plays,
-                    game.side_pays,
-                    game.side_stakes,
-                    20_000,
-                    seed,
-                    tally,
-                    hands,
-                    sessions,
-                    np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
-                    np.full((1, 2), -1, dtype=np.int64),
-                    trace,
-                )
-            positions.append(position)
-            results.append((shoe, seed, tally, hands, sessions, trace))
+        positions, (general, fast) = _general_and_fast(
+            game, game.params, _fast_kernel(game), 20_000, (5, 6, 7, 8)
+        )
         assert positions[0] == positions[1]
-        general, fast = results
         for one, two in zip(general, fast, strict=True):
             assert np.array_equal(one, two)
         assert general[2][kernel.T_ROUNDS] == 20_000
@@ -691,52 +695,18 @@ def test_the_peek_game_kernel_plays_exactly_as_the_general_one(
     # has a kernel of its own (kernel.run_peek): the same cards, sums, histograms
     # (sessions of 25 rounds too), trace, shoe and generator as run_chunk.
     import numpy as np
-    import numpy.typing as npt
 
-    from croupier.analysis.strategy import derive_strategy
     from croupier.simulate import kernel
-    from croupier.simulate.compile import compile_game, compile_strategy
+    from croupier.simulate.compile import compile_game
 
     rules = find_rules(name).replace(max_split_hands=2, **changes)
     game = compile_game(rules, boxes=1)
     params = game.params.copy()
     params[kernel.P_SESSION] = 25
     assert kernel.peek_plays(params, game.shoe.shape[0])
-    tables = compile_strategy(derive_strategy(rules))
-    positions: list[int] = []
-    runs: list[tuple[npt.NDArray[Any], ...]] = []
-    for plain in (False, True):
-        shoe = game.shoe.copy()
-        seed = np.array((9, 10, 11, 12), dtype=np.uint64)
-        tally = np.zeros(kernel.TALLY_SIZE, dtype=np.int64)
-        hands = np.zeros(2 * 10 * game.unit + 1, dtype=np.int64)
-        sessions = np.zeros(201, dtype=np.int64)
-        trace = np.zeros((16, kernel.TRACE_FIELDS), dtype=np.int64)
-        common = (tables.first_play, tables.drawn_stands, tables.pair_play, tables.index_plays)
-        if plain:
-            position = kernel.run_peek(
-                shoe, params, *common, 30_000, seed, tally, hands, sessions, trace
-            )
-        else:
-            position = kernel.run_chunk(
-                shoe,
-                False,
-                params,
-                *common,
-                game.side_pays,
-                game.side_stakes,
-                30_000,
-                seed,
-                tally,
-                hands,
-                sessions,
-                np.zeros((0, kernel.R_WIDTH), dtype=np.int64),
-                np.full((1, 2), -1, dtype=np.int64),
-                trace,
-            )
-        positions.append(position)
-        runs.append((shoe, seed, tally, hands, sessions, trace))
-    general, peek = runs
+    positions, (general, peek) = _general_and_fast(
+        game, params, kernel.run_peek, 30_000, (9, 10, 11, 12)
+    )
     assert positions[0] == positions[1]
     for one, two in zip(general, peek, strict=True):
         assert np.array_equal(one, two)
