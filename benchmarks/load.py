@@ -49,6 +49,11 @@ played against the anchor, then against the current server; each figure is print
 for both, with the current/anchor ratio of the server's CPU per action and per
 watcher frame.
 
+``--profile DIR``: each measured window of each server is also sampled by py-spy
+(``--gil``, so only the thread running Python counts; ``--subprocesses``, so a
+``--workers`` server's workers too; never pausing the server), into
+``DIR/<server>-<phase>.txt``: one line a stack, with its count of samples.
+
 The bots are this project's own asyncio clients (:mod:`croupier.server.bots`), not
 Locust: Locust's users are synchronous greenlets with no WebSocket client of their own,
 and a bot here must read every table state the server pushes and answer the decision
@@ -63,7 +68,7 @@ play) and killed if it has not stopped within 90 seconds.
     python benchmarks/load.py [--bots 500] [--seconds 30] [--warmup 10]
                               [--db postgresql://...] [--workers N]
                               [--watchers W] [--behind B]
-                              [--bot-processes N] [--anchor REV]
+                              [--bot-processes N] [--anchor REV] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import statistics
@@ -882,9 +888,11 @@ def phase(
     watchers: int = 0,
     behind: bool = False,
     measured: bool = True,
+    profile: Path | None = None,
 ) -> Played:
     """Play ``seconds`` with every bot of ``server`` (and ``watchers`` watchers, and its
-    bots betting behind) in the bots' processes, and measure it."""
+    bots betting behind) in the bots' processes, and measure it (with ``profile``, a
+    file: the server's stacks sampled by py-spy over the measured window)."""
     count = len(pool.children)
     lead = SETTLE_SECONDS
     if watchers or behind:
@@ -914,7 +922,10 @@ def phase(
     page_before = server.metrics() if measured else None
     before = meter.read() if meter is not None else {}
     began = time.perf_counter()
+    sampler = sampled(server.process.pid, seconds, profile) if profile is not None else None
     time.sleep(max(0.0, start + seconds - time.time()))
+    if sampler is not None:
+        sampler.wait()
     elapsed = time.perf_counter() - began
     spent = Meter.spent(before, meter.read()) if meter is not None else {}
     rounds = server.closed_rounds() - rounds
@@ -943,6 +954,19 @@ def phase(
         connected=sum(result["connected"] for result in results),
         welcomed_in=max(result["welcomed_in"] for result in results),
     )
+
+
+def sampled(pid: int, seconds: float, path: Path) -> subprocess.Popen[bytes]:
+    """py-spy sampling the process ``pid`` while it holds the interpreter's lock, for
+    ``seconds``, into ``path`` (collapsed stacks: one line a stack, with its count).
+    ``--nonblocking``: the server is never paused, so its figures are what they are."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if spy is None:
+        raise SystemExit("--profile: py-spy is not installed (pip install py-spy)")
+    command = [spy, "record", "-p", str(pid), "-d", str(max(1, round(seconds)))]
+    command += ["-r", "250", "--gil", "--nonblocking", "--subprocesses"]
+    command += ["-f", "raw", "-o", str(path)]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def merged(parts: list[BotStats]) -> BotStats:
@@ -1099,6 +1123,12 @@ def parser() -> argparse.ArgumentParser:
     options.add_argument(
         "--anchor", default=None, help="a git revision whose server plays the same phases"
     )
+    options.add_argument(
+        "--profile",
+        metavar="DIR",
+        default=None,
+        help="sample each server's measured windows with py-spy (--gil), into DIR",
+    )
     options.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     options.add_argument("--prepare", nargs=2, metavar=("URL", "COUNT"), help=argparse.SUPPRESS)
     return options
@@ -1170,6 +1200,14 @@ def benchmark(arguments: argparse.Namespace) -> None:
         )
 
 
+def profile_path(directory: str | None, label: str, key: str) -> Path | None:
+    """Where ``--profile`` puts a phase's samples of a server (``None``: not asked)."""
+    if directory is None:
+        return None
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    return Path(directory) / f"{re.sub(r'[^A-Za-z0-9]+', '-', label).strip('-')}-{key}.txt"
+
+
 def play_phases(servers: list[Server], pool: BotProcesses, arguments: argparse.Namespace) -> None:
     """Play each measured phase against each server in turn, and print its figures
     (with an anchor, the current/anchor ratios after each phase)."""
@@ -1191,6 +1229,7 @@ def play_phases(servers: list[Server], pool: BotProcesses, arguments: argparse.N
                 0.0 if key == "flat" else 1.0,
                 watchers=arguments.watchers if watched else 0,
                 behind=watched,
+                profile=profile_path(arguments.profile, server.label, key),
             )
             server.played[key] = played
             report(f"  {server.label}" if several else title, played)
