@@ -19,6 +19,7 @@ class Leases:
         self.held: dict[str, int] = {}
         self.epochs: dict[str, int] = {}
         self.up = True
+        self.owner = "here:2:y"
         self.renewing: Callable[[set[str]], None] | None = None
 
     def claim(self, table: str) -> int | None:
@@ -36,10 +37,10 @@ class Leases:
     def forget(self, table: str) -> None:
         self.held.pop(table, None)
 
-    def vacant(self) -> set[str]:
+    def survey(self) -> tuple[set[str], dict[str, str]]:
         if not self.up:
             raise sqlalchemy.exc.OperationalError("SELECT", {}, Exception("down"))
-        return {"gone"}
+        return {"gone"}, {table: "elsewhere:1:x" for table in self.elsewhere}
 
     def start_renewing(self, on_lost: Callable[[set[str]], None]) -> None:
         self.renewing = on_lost
@@ -63,6 +64,8 @@ def test_a_process_claims_its_share_first_then_what_a_dead_one_left() -> None:
     async def scenario() -> None:
         await claims.look(everything=False, preferred=Share(0, 2).prefers(claims.tables))
         assert running == [("a", 1), ("c", 1)]  # its share: tables 0 and 2
+        # Who runs each table: "b" is not asked for, its owner living.
+        assert claims.owners == {"a": "here:2:y", "b": "elsewhere:1:x", "c": "here:2:y"}
         await claims.look(everything=True, preferred=[])
         assert running[-1] == ("d", 1)  # past the grace: the free one too, not "b"
         leases.elsewhere.clear()  # b's owner died: its lease ran out
@@ -70,6 +73,7 @@ def test_a_process_claims_its_share_first_then_what_a_dead_one_left() -> None:
         assert running[-1] == ("b", 1) and claims.held == {"a", "b", "c", "d"}
         # A table whose owner is gone is known at each look: it is answered at once.
         assert claims.vacant == {"gone"}
+        assert set(claims.owners.values()) == {"here:2:y"}  # every table runs here now
 
     asyncio.run(scenario())
 

@@ -85,6 +85,9 @@ class Claims:
         self.claiming = True
         #: Tables that no live process runs, as of the last look (being taken over).
         self.vacant: set[str] = set()
+        #: The owner of each table a live process runs, at the last look (the names
+        #: :attr:`Ownership.owner` gives).
+        self.owners: dict[str, str] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -154,9 +157,14 @@ class Claims:
             _log.error("claims: table %s is run by another process now; stopping it", table)
             self.ownership.forget(table)
             await self.stop_table(table)
+        # Who runs what, first: a table whose owner lives is not asked for (its claim
+        # would be refused), which spares a round trip a table a look.
+        vacant, owners = await asyncio.to_thread(self.ownership.survey)
         wanted = self.tables if everything else preferred
         for table in wanted:
             if table in self.held or not self.claiming:
+                continue
+            if table in owners and table not in vacant:
                 continue
             epoch = await asyncio.to_thread(self.ownership.claim, table)
             if epoch is None:
@@ -171,4 +179,8 @@ class Claims:
                 await asyncio.to_thread(self.ownership.let_go, table)
                 continue
             _log.warning("claims: this process now runs table %s (epoch %d)", table, epoch)
-        self.vacant = await asyncio.to_thread(self.ownership.vacant) - self.held
+        self.vacant = vacant - self.held
+        self.owners = {
+            **{table: owner for table, owner in owners.items() if table not in self.held},
+            **dict.fromkeys(self.held, self.ownership.owner),
+        }

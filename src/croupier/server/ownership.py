@@ -463,18 +463,30 @@ class Ownership:
         """Tables no live process holds: no owner, a lease run out, or (PostgreSQL) an
         owner whose liveness lock is gone.  A command for one of them is answered
         ``unavailable`` at once: nobody would answer it before the table is claimed."""
+        return self.survey()[0]
+
+    def survey(self) -> tuple[set[str], dict[str, str]]:
+        """The tables no live process holds (:meth:`vacant`), and the owner of each
+        other table (its name, as :attr:`owner` is this process's)."""
         if self.dialect != "postgresql":
-            return set()
+            return set(), {}
         now = _now_ms(self.dialect)
         with self._lock:
             rows = self._run(
                 sqlalchemy.text(
-                    f"SELECT l.table_id FROM table_leases l WHERE l.owner = ''"
-                    f" OR l.expires_ms < {now} OR NOT {_OWNER_ALIVE}"
+                    f"SELECT l.table_id, l.owner, l.owner = '' OR l.expires_ms < {now}"
+                    f" OR NOT {_OWNER_ALIVE} FROM table_leases l"
                 ),
                 {"liveness": LIVENESS},
             )
-        return {str(row[0]) for row in rows}
+        vacant: set[str] = set()
+        owners: dict[str, str] = {}
+        for table, owner, gone in (tuple(row) for row in rows):
+            if gone:
+                vacant.add(str(table))
+            else:
+                owners[str(table)] = str(owner)
+        return vacant, owners
 
     def orphans(self) -> list[str]:
         """Tables whose lease ran out a lease's time ago: no process runs them."""
