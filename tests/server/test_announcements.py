@@ -8,9 +8,11 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 import sqlalchemy
 
 from croupier.commands import PlaceBet
+from croupier.server import hub as hub_module
 from croupier.server.accounts import User
 from croupier.server.connections import Connection
 from croupier.server.db import connect, migrate
@@ -188,3 +190,46 @@ def _texts(stream: bytes) -> list[bytes]:
         texts.append(stream[start : start + length])
         stream = stream[start + length :]
     return texts
+
+
+class _Bus:
+    """The bus between processes, as a table's owner uses it: what it announced."""
+
+    def __init__(self) -> None:
+        self.announced: list[str] = []
+
+    async def announce(self, table: str, body: object) -> None:
+        self.announced.append(table)
+
+
+def test_an_owner_announces_to_the_other_processes_only_while_one_has_sockets_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a cluster each table's sockets are at its owner (handed over by steering), so
+    what a table announces crosses the bus only while another process said it has
+    sockets there, until that word is older than ``AUDIENCE_SECONDS``, and for as long
+    after the owner began to run the table (before the others could say so)."""
+    monkeypatch.setattr(hub_module, "AUDIENCE_SECONDS", 0.2)
+    _, hub, _ = _rws_table(tmp_path, "ann")
+    bus = _Bus()
+
+    async def play() -> None:
+        await hub.start()
+        hub.bus = bus  # type: ignore[assignment]
+        try:
+            await hub.broadcast("rws", None)
+            assert bus.announced == []  # nobody elsewhere
+            hub._heard_audience("other:1:x", ["rws", "online"])
+            await hub.broadcast("rws", None)
+            assert bus.announced == ["rws"]
+            await asyncio.sleep(0.3)  # the other process said nothing since
+            await hub.broadcast("rws", None)
+            assert bus.announced == ["rws"]
+            hub._began["rws"] = asyncio.get_running_loop().time()  # just taken over
+            await hub.broadcast("rws", None)
+            assert bus.announced == ["rws", "rws"]
+        finally:
+            hub.bus = None
+            await hub.stop()
+
+    asyncio.run(play())

@@ -10,9 +10,11 @@ watcher saw all of it, and the books balance.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,6 +26,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
+from croupier.server.cluster import CLAIM_SECONDS
 from tests.server.tables import PASSWORD
 from tests.server.test_crash import free_port
 from tests.server.test_failover import assert_the_books_balance, get, listening, post, stop
@@ -215,6 +218,22 @@ def line_with(stream: Any, text: str) -> str:
     raise AssertionError(f"no line with {text!r}")
 
 
+def _open_socket(port: int, table: str) -> socket.socket:
+    """A table's socket, opened and welcomed (its handshake answered with 101)."""
+    opened = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    opened.sendall(
+        (
+            f"GET /ws/tables/{table} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    answer = opened.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 101"), answer
+    return opened
+
+
 def test_workers_share_one_address_and_a_dead_one_is_started_again(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -245,6 +264,22 @@ def test_workers_share_one_address_and_a_dead_one_is_started_again(
             seen[health["pid"]] = set(health["tables"])
         assert sorted(seen) == sorted(pids)
         assert all(len(tables) == 1 for tables in seen.values()), seen
+        # Table sockets land on either worker; each is handed to the worker that runs
+        # its table (croupier.server.steering) and answered there.
+        runs = {table: pid for pid, tables in seen.items() for table in tables}
+        time.sleep(3 * CLAIM_SECONDS)  # each worker has looked at the leases since
+        sockets = [_open_socket(port, table) for table in ("rws", "online") * 4]
+        try:
+            at: dict[int, dict[str, int]] = {}
+            deadline = time.monotonic() + 30
+            while len(at) < 2 or sum(sum(count.values()) for count in at.values()) < 8:
+                assert time.monotonic() < deadline, at
+                health = get(base, "/health")
+                at[health["pid"]] = health["sockets"]
+            assert at == {runs["rws"]: {"rws": 4}, runs["online"]: {"online": 4}}, at
+        finally:
+            for opened in sockets:
+                opened.close()
 
         os.kill(pids[0], signal.SIGKILL)
         assert "ended with -9" in line_with(supervisor.stderr, "worker 0")

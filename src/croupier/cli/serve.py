@@ -13,7 +13,7 @@ import os
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, fields
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 from click.core import ParameterSource
@@ -182,9 +182,13 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
         **proxy_options(os.environ),
     }
     settle_collector()
+    steering = None
+    if listen_fd is not None:
+        steering = _steering(app.state.hub, options)
     try:
         if listen_fd is not None:  # the address is open already
-            server = draining_server(uvicorn.Config(app, **options), app.state.hub)
+            config = uvicorn.Config(app, **options)
+            server = draining_server(config, app.state.hub, steering)
             quiet_client_faults()
             server.run(sockets=[socket.socket(fileno=listen_fd)])
         else:
@@ -226,14 +230,35 @@ def settle_collector() -> None:
     gc.set_threshold(YOUNG_COLLECTED_EVERY, older * 2, oldest * 10)
 
 
-def draining_server(config: Any, hub: Any) -> Any:
+def _steering(hub: Any, options: dict[str, Any]) -> Any:
+    """A worker of ``--workers N``: its table sockets handed to the worker that runs
+    their table (:mod:`croupier.server.steering`), where the supervisor made the
+    directory for it; ``options`` then name the HTTP protocol that does it."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    from croupier.server.steering import Steering, directory_from, steered_protocol
+
+    directory = directory_from(os.environ)
+    if directory is None:
+        return None
+    steering = Steering(directory, hub.worker_running)
+    options["http"] = steered_protocol(AutoHTTPProtocol, steering)
+    return steering
+
+
+def draining_server(config: Any, hub: Any, steering: Any = None) -> Any:
     """A uvicorn server whose first SIGTERM (or Ctrl-C) drains the tables before it
     stops: no new round is dealt, the rounds in play are played out with their players
     still connected, and each table is handed over as soon as it can be
-    (:meth:`~croupier.server.hub.Hub.drain`).  A second signal stops at once."""
+    (:meth:`~croupier.server.hub.Hub.drain`).  A second signal stops at once.
+
+    With ``steering`` (a worker of ``--workers N``), it also serves the connections
+    the other workers hand to it, once it has started, until it stops."""
     import asyncio
+    import functools
 
     import uvicorn
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
     class DrainingServer(uvicorn.Server):
         draining: asyncio.Task[Any] | None = None
@@ -243,6 +268,23 @@ def draining_server(config: Any, hub: Any) -> Any:
         async def serve(self, sockets: Any = None) -> None:
             self.loop = asyncio.get_running_loop()
             await super().serve(sockets=sockets)
+
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if steering is not None and not self.should_exit:
+                steering.start(
+                    functools.partial(
+                        cast(Any, AutoHTTPProtocol),
+                        config=self.config,
+                        server_state=self.server_state,
+                        app_state=self.lifespan.state,
+                    )
+                )
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            if steering is not None:
+                steering.stop()
+            await super().shutdown(sockets=sockets)
 
         def handle_exit(self, sig: int, frame: Any) -> None:
             loop = self.loop

@@ -10,14 +10,18 @@ its tables are meanwhile taken over by the others.  SIGTERM or Ctrl-C stops them
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 
 import click
+
+from croupier.server.steering import STEER_DIR
 
 __all__ = ["supervise"]
 
@@ -52,6 +56,24 @@ def supervise(host: str, port: int, workers: int, *, settings: Mapping[str, str]
         if key not in ("CROUPIER_WORKERS", "CROUPIER_SHARE", "CROUPIER_STANDBY")
     }
     environment.update(settings)
+    # Where the workers hand each other their tables' sockets (croupier.server.steering):
+    # a directory only this user may enter.
+    steer = tempfile.mkdtemp(prefix="croupier-workers-")
+    environment[STEER_DIR] = steer
+    try:
+        return _run(workers, descriptor, environment, listener, host, port)
+    finally:
+        shutil.rmtree(steer, ignore_errors=True)
+
+
+def _run(
+    workers: int,
+    descriptor: int,
+    environment: dict[str, str],
+    listener: socket.socket,
+    host: str,
+    port: int,
+) -> int:
 
     def start(index: int) -> subprocess.Popen[bytes]:
         command = [

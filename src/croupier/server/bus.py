@@ -9,7 +9,12 @@ process plays at any table.  What crosses between them goes through PostgreSQL's
   table's channel, which only its owner listens to;
 * the owner's **reply**, on the asking process's own channel;
 * what the table **announces** (its events and views after every change), on one
-  channel every process listens to, each passing it on to its own watchers.
+  channel every process listens to, each passing it on to its own watchers;
+* each process's **audience**: the tables it has sockets at but does not run, on that
+  same channel, when a first socket comes and every second after.  An owner announces
+  a table only while another process has sockets there (or for a moment after it took
+  the table over, before the others have said so): with each table's sockets at its
+  owner (:mod:`croupier.server.steering`), nothing crosses.
 
 PostgreSQL rather than a separate broker (Redis pub/sub would do the same): the
 processes need the database anyway, its leases already say who runs a table,
@@ -40,7 +45,7 @@ import json
 import logging
 import secrets
 import zlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -147,6 +152,7 @@ class Bus:
         self.process = process or secrets.token_hex(8)
         self._handlers: dict[str, tuple[str, Handler]] = {}
         self._listeners: list[Listener] = []
+        self._audiences: list[Callable[[str, list[str]], None]] = []
         self._waiting: dict[int, tuple[asyncio.Future[dict[str, Any]], Callable[..., None]]] = {}
         self._ids = itertools.count(1)
         self._send: psycopg.AsyncConnection[Any] | None = None
@@ -228,6 +234,9 @@ class Bus:
             elif kind == "announce" and message.get("from") != self.process:
                 for listener in self._listeners:
                     await listener(str(message["table"]), message["body"])
+            elif kind == "audience" and message.get("from") != self.process:
+                for heard in self._audiences:
+                    heard(str(message["from"]), [str(table) for table in message["tables"]])
         except Exception:
             _log.exception("bus: a %s message could not be handled", kind)
 
@@ -278,6 +287,17 @@ class Bus:
         await self.notify(
             ANNOUNCE_CHANNEL, {"k": "announce", "from": self.process, "table": table, "body": body}
         )
+
+    async def tell_audience(self, tables: Sequence[str]) -> None:
+        """Tell every other process that this one has sockets at ``tables`` (which it
+        does not run): their owners announce what those tables do."""
+        await self.notify(
+            ANNOUNCE_CHANNEL, {"k": "audience", "from": self.process, "tables": list(tables)}
+        )
+
+    def hear_audiences(self, heard: Callable[[str, list[str]], None]) -> None:
+        """Hear every other process's :meth:`tell_audience`: ``heard(process, tables)``."""
+        self._audiences.append(heard)
 
     async def request(
         self,

@@ -82,8 +82,12 @@ DRAIN_SECONDS = 30.0
 #: Seconds between two looks at the tables while draining.
 DRAIN_POLL_SECONDS = 0.1
 
-#: Seconds between two looks at the sockets' waiting bytes (:meth:`Connection.check`).
+#: Seconds between two looks at the sockets' waiting bytes (:meth:`Connection.check`),
+#: and between two tellings of which tables this process has sockets at (a cluster).
 SWEEP_SECONDS = 1.0
+#: Seconds an owner announces a table to the other processes after one last said it has
+#: sockets there, and after the owner began to run it (the others say so every second).
+AUDIENCE_SECONDS = 3.0
 #: While a table takes bets, the least seconds between two announcements of what its bets
 #: did: a bet alone is announced at once; a crowd's stream of bets, at most this often
 #: (each bet is acknowledged to its player at once all the same).
@@ -213,6 +217,10 @@ class Hub:
         self._posted: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        #: In a cluster: until when (the loop's clock) each other process said it has
+        #: sockets at each table, and when this process began to run each of its tables.
+        self._audiences: dict[str, dict[str, float]] = {}
+        self._began: dict[str, float] = {}
         #: The table sockets' frames, written once a socket at the end of each pass of
         #: the event loop.
         self.outgoing = Outgoing()
@@ -400,6 +408,7 @@ class Hub:
             self.bus = Bus(normalize_url(self.settings.url or ""))
             await self.bus.start()
             self.bus.listen(self._heard)
+            self.bus.hear_audiences(self._heard_audience)
         if self.ownership is None:
             return
         self.claims = Claims(
@@ -423,6 +432,55 @@ class Hub:
             for connections in self.connections.values():
                 for connection in list(connections):
                     connection.check(now)
+            await self._tell_audience()
+
+    # -- who hears a table's announcements (a cluster) --------------------------------------------
+
+    def _watched_elsewhere(self) -> list[str]:
+        """The tables this process has sockets at and does not run."""
+        return sorted(
+            table
+            for table, connections in self.connections.items()
+            if len(connections) and table not in self.actors
+        )
+
+    async def _tell_audience(self, tables: list[str] | None = None) -> None:
+        """Tell the other processes which tables this one has sockets at (if any)."""
+        if self.bus is None:
+            return
+        tables = self._watched_elsewhere() if tables is None else tables
+        if not tables:
+            return
+        try:
+            await self.bus.tell_audience(tables)
+        except Exception as problem:  # said again in a second
+            _log.warning("the other processes were not told of this one's sockets: %s", problem)
+
+    async def socket_opened(self, table: str) -> None:
+        """A socket at ``table`` has come here (added to its connections): where another
+        process runs it and this is its first socket here, that process is told before
+        anything is asked of it, so that it announces the table's changes here."""
+        if self.bus is not None and table not in self.actors and len(self.connections[table]) == 1:
+            await self._tell_audience(self._watched_elsewhere())
+
+    def _heard_audience(self, process: str, tables: list[str]) -> None:
+        until = asyncio.get_running_loop().time() + AUDIENCE_SECONDS
+        for table in tables:
+            self._audiences.setdefault(table, {})[process] = until
+
+    def _heard_elsewhere(self, table: str) -> bool:
+        """Whether what ``table`` announces must go to the other processes: one said it
+        has sockets there, or this one began to run it too lately to know."""
+        now = asyncio.get_running_loop().time()
+        if now - self._began.get(table, -AUDIENCE_SECONDS) < AUDIENCE_SECONDS:
+            return True
+        heard = self._audiences.get(table)
+        if not heard:
+            return False
+        for process, until in list(heard.items()):
+            if until < now:
+                del heard[process]
+        return bool(heard)
 
     async def stop(self) -> None:
         """Stop every table's actor (and, in a cluster, leave it); let the tables go."""
@@ -487,6 +545,7 @@ class Hub:
         """Run a table this process has just claimed."""
         config = self.configs[table]
         await asyncio.to_thread(self._open, config, self.now(), epoch)
+        self._began[table] = asyncio.get_running_loop().time()
         self.actors[table].start()
         if self.bus is not None:
             await self.bus.serve(table, self._serve)
@@ -739,6 +798,23 @@ class Hub:
 
         return tell
 
+    def worker_running(self, table: str) -> int | None:
+        """The process id of another process of this machine that runs ``table``, as
+        the last look at the leases found it (``None``: this process runs it, nobody
+        does, or a process of another machine): where a socket for it is handed
+        (:mod:`croupier.server.steering`)."""
+        if table in self.actors or self.claims is None or self.ownership is None:
+            return None
+        owner = self.claims.owners.get(table)
+        if owner is None:
+            return None
+        host, _, rest = owner.partition(":")
+        pid = rest.partition(":")[0]
+        mine = self.ownership.owner.partition(":")[0]
+        if host != mine or not pid.isdigit():
+            return None
+        return int(pid)
+
     # -- sessions ---------------------------------------------------------------------------------
 
     def user_id(self, name: str) -> int:
@@ -806,9 +882,10 @@ class Hub:
     async def broadcast(self, table: str, outcome: Outcome | None) -> None:
         """Each connection at ``table`` gets the new events and the table as it sees it;
         in a cluster, every other process's connections too."""
-        body = self._texts(table, outcome, everyone=self.bus is not None)
+        elsewhere = self.bus is not None and self._heard_elsewhere(table)
+        body = self._texts(table, outcome, everyone=elsewhere)
         self._fan_out(table, body)
-        if self.bus is not None:
+        if self.bus is not None and elsewhere:
             try:
                 await self.bus.announce(table, body)
             except Exception:

@@ -22,9 +22,10 @@ router = APIRouter(tags=["operator"])
 def health(database: Database, hub: TableHub) -> dict[str, Any]:
     """The server is up, reaches its database, and the queue and lag of each table it
     runs (in a cluster, the other processes run the rest); ``pid`` is the process that
-    answered.  503 when the database does not answer, when this process cannot renew
-    its tables' leases, or when it runs no table while tables wait for a process (a
-    single server whose tables were taken over; a cluster whose tables nobody runs)."""
+    answered, ``sockets`` the table sockets open at it, by table.  503 when the
+    database does not answer, when this process cannot renew its tables' leases, or
+    when it runs no table while tables wait for a process (a single server whose
+    tables were taken over; a cluster whose tables nobody runs)."""
     try:
         with database.connect() as conn:
             conn.execute(sa.text("SELECT 1"))
@@ -51,6 +52,11 @@ def health(database: Database, hub: TableHub) -> dict[str, Any]:
             table: {"queue": actor.waiting, "lag_seconds": round(actor.lag, 6)}
             for table, actor in list(hub.actors.items())
             if ownership is None or table in ownership.held
+        },
+        "sockets": {
+            table: len(connections)
+            for table, connections in hub.connections.items()
+            if len(connections)
         },
     }
 

@@ -98,6 +98,7 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
         hub.keep(connection.writer)
     hub.connections[table].add(connection)
     try:
+        await hub.socket_opened(table)
         view = await hub.call(table, operations.View(viewer=None, dealer=False))
         welcome = {"type": "welcome", "table": table, "you": None, "state": view}
         await hub.send(connection, welcome)
