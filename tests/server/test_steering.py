@@ -68,12 +68,17 @@ def test_a_table_socket_goes_whole_to_the_worker_that_runs_its_table(tmp_path: P
         try:
             assert await ask(port, "rws") == b"b:" + REQUEST % b"rws"
             assert (a.handed, b.taken) == (1, 1)
+            # A crowd arriving at once is handed over whole (not only as many as a
+            # queue of datagrams would hold: 10 by Linux's default).
+            crowd = await asyncio.gather(*(ask(port, "rws") for _ in range(40)))
+            assert set(crowd) == {b"b:" + REQUEST % b"rws"}
+            assert (a.handed, b.taken) == (41, 41)
             assert await ask(port, "online") == b"a:" + REQUEST % b"online"
             assert await ask(port, "nobody-runs") == b"a:" + REQUEST % b"nobody-runs"
             # Worker B stops taking: its sockets are served where they land.
             b.stop()
             assert await ask(port, "rws") == b"a:" + REQUEST % b"rws"
-            assert a.handed == 1
+            assert a.handed == 41
         finally:
             server.close()
             a.stop()

@@ -68,7 +68,12 @@ def supported() -> bool:
 
 
 class Steering:
-    """This worker's end of the hand-over: its Unix socket, and where others' are.
+    """This worker's end of the hand-over: its Unix socket, and its connections to the
+    other workers' (kept open: a burst of new players costs no connection each).
+
+    Sequenced packets (``SOCK_SEQPACKET``): each hand-over is one message, the bytes
+    read so far and the descriptor, and a crowd arriving at once waits in the socket's
+    buffer (datagrams would wait in a queue of 10, Linux's default).
 
     Args:
         directory: the workers' directory of Unix sockets.
@@ -88,7 +93,9 @@ class Steering:
         self.owner_of = owner_of
         self.pid = os.getpid() if pid is None else pid
         self.path = directory / f"{self.pid}.sock"
-        self._socket: socket.socket | None = None
+        self._listener: socket.socket | None = None
+        self._from: set[socket.socket] = set()
+        self._to: dict[int, socket.socket] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._factory: Callable[[], asyncio.Protocol] | None = None
         self._serving: set[asyncio.Task[Any]] = set()
@@ -105,38 +112,66 @@ class Steering:
         self._factory = factory
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-        taker = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        taker.bind(str(self.path))
-        taker.setblocking(False)
-        self._socket = taker
-        self._loop.add_reader(taker.fileno(), self._take)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(str(self.path))
+        listener.listen(64)
+        listener.setblocking(False)
+        self._listener = listener
+        self._loop.add_reader(listener.fileno(), self._accept)
 
     def stop(self) -> None:
-        """Take no more (a hand-over to this worker then fails, and the connection
-        stays where it landed)."""
-        if self._socket is None:
+        """Take no more, and hand no more (a hand-over to this worker then fails, and
+        the connection stays where it landed)."""
+        for peer in [*self._from, *self._to.values()]:
+            self._close(peer)
+        self._from.clear()
+        self._to.clear()
+        if self._listener is None:
             return
-        if self._loop is not None:
-            self._loop.remove_reader(self._socket.fileno())
-        self._socket.close()
-        self._socket = None
+        self._close(self._listener)
+        self._listener = None
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
-    def _take(self) -> None:
-        assert self._socket is not None and self._loop is not None
+    def _close(self, peer: socket.socket) -> None:
+        if self._loop is not None and peer.fileno() >= 0:
+            self._loop.remove_reader(peer.fileno())
+        peer.close()
+
+    def _accept(self) -> None:
+        assert self._listener is not None and self._loop is not None
         while True:
             try:
-                head, descriptors, flags, _ = socket.recv_fds(self._socket, HEAD_BYTES, 1)
+                peer, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:
+                _log.warning("steering: a worker's connection could not be taken: %s", error)
+                return
+            peer.setblocking(False)
+            self._from.add(peer)
+            self._loop.add_reader(peer.fileno(), self._take, peer)
+
+    def _take(self, peer: socket.socket) -> None:
+        assert self._loop is not None
+        while True:
+            try:
+                head, descriptors, flags, _ = socket.recv_fds(peer, HEAD_BYTES, 1)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as error:
                 _log.warning("steering: a hand-over could not be read: %s", error)
+                head, descriptors, flags = b"", [], 0
+            if not head and not descriptors:  # the other worker is gone
+                self._from.discard(peer)
+                self._close(peer)
                 return
             if not descriptors:
                 continue
             connection = socket.socket(fileno=descriptors[0])
-            if flags & socket.MSG_TRUNC or connection.type != socket.SOCK_STREAM:
+            if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC) or (
+                connection.type != socket.SOCK_STREAM
+            ):
                 connection.close()
                 continue
             connection.setblocking(False)
@@ -161,18 +196,26 @@ class Steering:
         """Pass the connection of ``transport`` (which has read ``head``) to the worker
         that runs ``table``; whether it was passed (then close the transport here)."""
         pid = self.owner_of(table)
-        if pid is None or pid == self.pid:
+        if pid is None or pid == self.pid or len(head) > HEAD_BYTES:
             return False
         raw = transport.get_extra_info("socket")
         if raw is None:
             return False
+        peer = self._to.get(pid)
         try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender:
-                sender.setblocking(False)  # a worker too busy to take it: served here
-                # sendmsg itself: socket.send_fds drops its address (CPython 3.11).
-                rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [raw.fileno()]))]
-                sender.sendmsg([head], rights, 0, str(self.directory / f"{pid}.sock"))
-        except OSError:
+            if peer is None:
+                peer = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                peer.setblocking(False)
+                self._to[pid] = peer
+                peer.connect(str(self.directory / f"{pid}.sock"))
+            rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [raw.fileno()]))]
+            peer.sendmsg([head], rights)
+        except (BlockingIOError, InterruptedError):
+            return False  # that worker is behind: served here
+        except OSError:  # that worker is gone (or not there yet): connected again next time
+            self._to.pop(pid, None)
+            if peer is not None:
+                peer.close()
             return False
         self.handed += 1
         return True
