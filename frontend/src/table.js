@@ -12,16 +12,12 @@ import { play } from "./sound.js";
 import { joinEvents } from "./events.js";
 import { withMine } from "./mine.js";
 import { sideBetName } from "./names.js";
+import { heartbeat } from "./heartbeat.js";
 
 // getRandomValues works on plain http too (randomUUID needs a secure context).
 const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 const RECONNECT_MS = [500, 1000, 2000, 5000];
-/** Quiet this long, the page pings the server (which answers at once). */
-const PING_MS = 4000;
-/** Nothing heard this long (a ping unanswered: a network gone silently), the socket is
- * taken for dead, well before a decision's clock runs out: "Reconnecting…". */
-const DEAD_MS = 10000;
 /** Events kept for the table's log. */
 const LOG_LENGTH = 120;
 /** Finished rounds whose events the log shows after a reload. */
@@ -64,18 +60,21 @@ export class TableConnection {
     this.open();
   }
 
-  /** The heartbeat: a ping after a quiet spell, and a socket that hears nothing taken
-   * for dead (a network gone silently never closes it by itself). */
+  /** The heartbeat: a ping after a quiet spell, and a socket that hears nothing (or
+   * whose handshake is never answered) taken for dead: a network gone silently, or a
+   * server process that hangs, never closes it by itself. */
   listen() {
     const socket = this.socket;
-    if (this.closed || !socket || socket.readyState !== WebSocket.OPEN) return;
+    if (this.closed || !socket) return;
     const now = Date.now();
-    if (now - this.heard > DEAD_MS) {
+    const verdict = heartbeat(socket.readyState, now, this.heard, this.pinged);
+    if (verdict === "dead") {
+      socket.onopen = null;
       socket.onclose = null;
       socket.onmessage = null;
       socket.close();
       this.reconnect(socket, 1006);
-    } else if (now - this.heard > PING_MS && now - this.pinged > PING_MS) {
+    } else if (verdict === "ping") {
       this.pinged = now;
       socket.send(JSON.stringify({ type: "ping" }));
     }
@@ -85,6 +84,7 @@ export class TableConnection {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}`);
     this.socket = socket;
+    this.heard = Date.now(); // its handshake's clock
     socket.onopen = () => {
       this.attempt = 0;
       this.heard = Date.now();

@@ -54,6 +54,7 @@ def test_a_live_owner_keeps_its_tables(postgres_url: str) -> None:
             second.claim_all(["online", "rws"])
         assert second.held == {}
         assert second.vacant() == set()  # both run by a live process
+        assert second.survey() == (set(), {"rws": first.owner, "online": first.owner})
         assert first.renew() == set()
     finally:
         first.release()
@@ -101,12 +102,17 @@ def test_a_hung_owner_loses_its_tables_when_its_lease_runs_out(postgres_url: str
     """An owner that stops renewing (stopped, hung, partitioned) keeps its liveness
     lock, but not its tables: they are claimed once its lease has run out."""
     engine = db.connect(postgres_url)
-    first = Ownership(engine, lease_seconds=0.5)
-    second = Ownership(engine, lease_seconds=0.5)
+    first = Ownership(engine, lease_seconds=0.5, renew_seconds=0.1)
+    second = Ownership(engine, lease_seconds=0.5, renew_seconds=0.1)
     try:
         epoch = first.claim("rws")
         assert epoch is not None and second.claim("rws") is None
-        time.sleep(0.6)  # the first renews nothing: it is hung
+        assert second.survey() == (set(), {"rws": first.owner})
+        time.sleep(0.3)
+        # It missed its renewals: no longer named as the table's owner (a socket is
+        # not handed to it, croupier.server.steering), though its lease still runs.
+        assert second.survey() == (set(), {})
+        time.sleep(0.3)  # the first renews nothing: it is hung
         assert second.claim("rws") == epoch + 1
         assert first.renew() == {"rws"}  # it wakes, and finds its epoch stale
     finally:

@@ -467,7 +467,9 @@ class Ownership:
 
     def survey(self) -> tuple[set[str], dict[str, str]]:
         """The tables no live process holds (:meth:`vacant`), and the owner of each
-        other table (its name, as :attr:`owner` is this process's)."""
+        other table (its name, as :attr:`owner` is this process's) that renewed its
+        lease at its last time to (an owner that missed a renewal may be hung: it is
+        left out until it renews again or its table is taken over)."""
         if self.dialect != "postgresql":
             return set(), {}
         now = _now_ms(self.dialect)
@@ -475,16 +477,16 @@ class Ownership:
             rows = self._run(
                 sqlalchemy.text(
                     f"SELECT l.table_id, l.owner, l.owner = '' OR l.expires_ms < {now}"
-                    f" OR NOT {_OWNER_ALIVE} FROM table_leases l"
+                    f" OR NOT {_OWNER_ALIVE}, l.renewed_ms < {now} - :late FROM table_leases l"
                 ),
-                {"liveness": LIVENESS},
+                {"liveness": LIVENESS, "late": int(self.renew_seconds * 2_500)},
             )
         vacant: set[str] = set()
         owners: dict[str, str] = {}
-        for table, owner, gone in (tuple(row) for row in rows):
+        for table, owner, gone, late in (tuple(row) for row in rows):
             if gone:
                 vacant.add(str(table))
-            else:
+            elif not late:
                 owners[str(table)] = str(owner)
         return vacant, owners
 
