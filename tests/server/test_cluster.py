@@ -298,3 +298,59 @@ def test_workers_share_one_address_and_a_dead_one_is_started_again(
         supervisor.wait(timeout=30)
     assert supervisor.returncode == 0
     assert not listening(base)
+
+
+def test_a_hung_worker_is_handed_no_socket(postgres_url: str, tmp_path: Path) -> None:
+    """``--workers 2``, the worker that runs "rws" stopped (SIGSTOP): once it has missed
+    its lease renewals, a new socket for "rws" is answered by the live worker (through
+    the bus, then as the table's new owner), not handed to the hung one to wait there.
+    Its lease run out, the live worker takes "rws" over; woken, the hung worker has
+    stepped down and every table is run once."""
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "croupier", "serve", "--db", postgres_url]
+    command += ["--port", str(port), "--tables", str(tables), "--log", "none", "--workers", "2"]
+    supervisor = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    hung = None
+    try:
+        assert supervisor.stderr is not None
+        assert "with 2 workers" in supervisor.stderr.readline()
+        runs: dict[str, int] = {}
+        deadline = time.monotonic() + 60
+        while set(runs) != {"rws", "online"}:
+            assert time.monotonic() < deadline, runs
+            try:
+                health = get(base, "/health")
+            except (OSError, urllib.error.URLError):
+                time.sleep(0.1)
+                continue
+            runs.update(dict.fromkeys(health["tables"], health["pid"]))
+        time.sleep(3 * CLAIM_SECONDS)  # each worker has looked at the leases since
+        hung = runs["rws"]
+        os.kill(hung, signal.SIGSTOP)
+        # Renewals missed (a renewal a second; 2.5 s late is missed), its lease not
+        # yet run out (5 s): the live worker no longer names it the owner.
+        time.sleep(3.5)
+        opened = _open_socket(port, "rws")  # answered: 101 (a hung worker answers nothing)
+        opened.close()
+        deadline = time.monotonic() + 30
+        while "rws" not in get(base, "/health")["tables"]:  # its lease ran out: taken over
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        os.kill(hung, signal.SIGCONT)
+        hung = None
+        after: dict[int, set[str]] = {}
+        deadline = time.monotonic() + 30
+        while len(after) < 2 or set().union(*after.values()) != {"rws", "online"}:
+            assert time.monotonic() < deadline, after
+            health = get(base, "/health")
+            after[health["pid"]] = set(health["tables"])
+        assert "rws" in after[runs["online"]] and "rws" not in after[runs["rws"]], after
+    finally:
+        if hung is not None:
+            os.kill(hung, signal.SIGCONT)
+        supervisor.send_signal(signal.SIGTERM)
+        supervisor.wait(timeout=60)
+    assert supervisor.returncode == 0
