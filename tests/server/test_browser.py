@@ -219,8 +219,20 @@ def expect_contains(locator: object, text: str | re.Pattern[str]) -> None:
 
 
 def settle_animations(page: Page) -> None:
-    """Wait until the cards dealt last have landed (for a screenshot)."""
-    page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
+    """Wait until the cards dealt last have landed (for a screenshot).
+
+    An animation cancelled meanwhile (its element re-rendered or removed: a dialog
+    opened over the table before its last card landed, on a slow machine) is done too:
+    its ``finished`` rejects with AbortError, which ``allSettled`` takes as settled."""
+    page.evaluate(
+        """async () => {
+            for (let round = 0; round < 50; round++) {
+                const running = document.getAnimations().filter((a) => a.playState === "running");
+                if (!running.length) return;
+                await Promise.allSettled(running.map((a) => a.finished));
+            }
+        }"""
+    )
 
 
 def assert_hole_card_sent_only_when_revealed(frames: list[str], hole: str) -> None:

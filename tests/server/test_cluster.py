@@ -234,34 +234,50 @@ def _open_socket(port: int, table: str) -> socket.socket:
     return opened
 
 
+def _start_workers(
+    postgres_url: str, tmp_path: Path
+) -> tuple[subprocess.Popen[str], int, list[int]]:
+    """``croupier serve --workers 2`` on the two tables: its process, port and workers'
+    process ids."""
+    tables = tmp_path / "tables.toml"
+    tables.write_text(TABLES)
+    port = free_port()
+    command = [sys.executable, "-m", "croupier", "serve", "--db", postgres_url]
+    command += ["--port", str(port), "--tables", str(tables), "--log", "none", "--workers", "2"]
+    supervisor = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    assert supervisor.stderr is not None
+    started = supervisor.stderr.readline()
+    assert "with 2 workers" in started, started
+    pids = [int(pid) for pid in started.rsplit("(pids ", 1)[1].rstrip(")\n").split(", ")]
+    return supervisor, port, pids
+
+
+def _tables_run(base: str) -> dict[int, set[str]]:
+    """The tables each worker runs, once both tables are run and both workers answered."""
+    seen: dict[int, set[str]] = {}
+    deadline = time.monotonic() + 60
+    while len(seen) < 2 or set().union(*seen.values()) != {"rws", "online"}:
+        assert time.monotonic() < deadline, seen
+        try:
+            health = get(base, "/health")
+        except (OSError, urllib.error.URLError):
+            time.sleep(0.1)
+            continue
+        seen[health["pid"]] = set(health["tables"])
+    return seen
+
+
 def test_workers_share_one_address_and_a_dead_one_is_started_again(
     postgres_url: str, tmp_path: Path
 ) -> None:
     """``--workers 2``: two processes on one port, each running one of the two tables;
     a worker killed with SIGKILL is started again, and its table is taken over."""
-    tables = tmp_path / "tables.toml"
-    tables.write_text(TABLES)
-    port = free_port()
+    supervisor, port, pids = _start_workers(postgres_url, tmp_path)
     base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "croupier", "serve", "--db", postgres_url]
-    command += ["--port", str(port), "--tables", str(tables), "--log", "none", "--workers", "2"]
-    supervisor = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         assert supervisor.stderr is not None
-        started = supervisor.stderr.readline()
-        assert "with 2 workers" in started, started
-        pids = [int(pid) for pid in started.rsplit("(pids ", 1)[1].rstrip(")\n").split(", ")]
         # Both tables are run, each by one of the two workers behind the one address.
-        seen: dict[int, set[str]] = {}
-        deadline = time.monotonic() + 60
-        while len(seen) < 2 or set().union(*seen.values()) != {"rws", "online"}:
-            assert time.monotonic() < deadline, seen
-            try:
-                health = get(base, "/health")
-            except (OSError, urllib.error.URLError):
-                time.sleep(0.1)
-                continue
-            seen[health["pid"]] = set(health["tables"])
+        seen = _tables_run(base)
         assert sorted(seen) == sorted(pids)
         assert all(len(tables) == 1 for tables in seen.values()), seen
         # Table sockets land on either worker; each is handed to the worker that runs
@@ -306,27 +322,11 @@ def test_a_hung_worker_is_handed_no_socket(postgres_url: str, tmp_path: Path) ->
     the bus, then as the table's new owner), not handed to the hung one to wait there.
     Its lease run out, the live worker takes "rws" over; woken, the hung worker has
     stepped down and every table is run once."""
-    tables = tmp_path / "tables.toml"
-    tables.write_text(TABLES)
-    port = free_port()
+    supervisor, port, _ = _start_workers(postgres_url, tmp_path)
     base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "croupier", "serve", "--db", postgres_url]
-    command += ["--port", str(port), "--tables", str(tables), "--log", "none", "--workers", "2"]
-    supervisor = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     hung = None
     try:
-        assert supervisor.stderr is not None
-        assert "with 2 workers" in supervisor.stderr.readline()
-        runs: dict[str, int] = {}
-        deadline = time.monotonic() + 60
-        while set(runs) != {"rws", "online"}:
-            assert time.monotonic() < deadline, runs
-            try:
-                health = get(base, "/health")
-            except (OSError, urllib.error.URLError):
-                time.sleep(0.1)
-                continue
-            runs.update(dict.fromkeys(health["tables"], health["pid"]))
+        runs = {table: pid for pid, tables in _tables_run(base).items() for table in tables}
         time.sleep(3 * CLAIM_SECONDS)  # each worker has looked at the leases since
         hung = runs["rws"]
         os.kill(hung, signal.SIGSTOP)
