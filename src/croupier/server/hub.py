@@ -26,7 +26,7 @@ from croupier.events import BetReturned
 from croupier.presets import Preset, find_preset
 from croupier.round import Phase
 from croupier.server import commits, ledger, operations
-from croupier.server.actor import TableActor
+from croupier.server.actor import TableActor, stop_task
 from croupier.server.cluster import GRACE_SECONDS, Claims
 from croupier.server.connections import Audience, Connection
 from croupier.server.db import normalize_url
@@ -221,6 +221,7 @@ class Hub:
         #: sockets at each table, and when this process began to run each of its tables.
         self._audiences: dict[str, dict[str, float]] = {}
         self._began: dict[str, float] = {}
+        self._telling: asyncio.Task[None] | None = None
         #: The table sockets' frames, written once a socket at the end of each pass of
         #: the event loop.
         self.outgoing = Outgoing()
@@ -432,7 +433,9 @@ class Hub:
             for connections in self.connections.values():
                 for connection in list(connections):
                     connection.check(now)
-            await self._tell_audience()
+            if self._telling is None or self._telling.done():
+                # Not awaited here: a database that does not answer holds up no sweep.
+                self._telling = loop.create_task(self._tell_audience())
 
     # -- who hears a table's announcements (a cluster) --------------------------------------------
 
@@ -487,6 +490,8 @@ class Hub:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
+        await stop_task(self._telling)
+        self._telling = None
         self.sessions.stop()
         if self.claims is not None:
             await self.claims.stop()
