@@ -447,11 +447,11 @@ class Hub:
             if len(connections) and table not in self.actors
         )
 
-    async def _tell_audience(self, tables: list[str] | None = None) -> None:
+    async def _tell_audience(self) -> None:
         """Tell the other processes which tables this one has sockets at (if any)."""
         if self.bus is None:
             return
-        tables = self._watched_elsewhere() if tables is None else tables
+        tables = self._watched_elsewhere()
         if not tables:
             return
         try:
@@ -464,7 +464,7 @@ class Hub:
         process runs it and this is its first socket here, that process is told before
         anything is asked of it, so that it announces the table's changes here."""
         if self.bus is not None and table not in self.actors and len(self.connections[table]) == 1:
-            await self._tell_audience(self._watched_elsewhere())
+            await self._tell_audience()
 
     def _heard_audience(self, process: str, tables: list[str]) -> None:
         until = asyncio.get_running_loop().time() + AUDIENCE_SECONDS
