@@ -47,7 +47,9 @@ afterwards), and its server run with the same Python but its own code
 (``PYTHONPATH``) and its own new database, prepared by its own code.  Each phase is
 played against the anchor, then against the current server; each figure is printed
 for both, with the current/anchor ratio of the server's CPU per action and per
-watcher frame.
+watcher frame.  The bots are this checkout's against both servers; with
+``--anchor-bots``, the anchor's phases are played by the anchor's own bots (its
+``croupier.server.bots``), and the ratio of the bots' CPU per action is printed too.
 
 ``--profile DIR``: each measured window of each server is also sampled by py-spy
 (``--gil``, so only the thread running Python counts; ``--subprocesses``, so a
@@ -611,7 +613,7 @@ def child() -> None:
 class BotProcesses:
     """The child processes that play the bots and watchers (see :func:`child`)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, source: Path | None = None) -> None:
         self.children: list[subprocess.Popen[str]] = []
         for _ in range(count):
             self.children.append(
@@ -620,6 +622,8 @@ class BotProcesses:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     text=True,
+                    # The bots of ``source`` (a worktree), or this checkout's.
+                    env=environment(source),
                     # Out of the terminal's process group: a Ctrl-C is this process's
                     # to handle, and it ends them.
                     start_new_session=True,
@@ -708,6 +712,8 @@ class Server:
     bots: list[tuple[str, str]]
     behind: list[tuple[str, str]]
     meter: Meter | None = None
+    #: The bots' processes that play against it.
+    pool: BotProcesses | None = None
     played: dict[str, Played] = field(default_factory=dict)
 
     def closed_rounds(self) -> int:
@@ -1006,6 +1012,13 @@ def server_per_action(played: Played) -> float:
     return played.spent["server"] / played.stats.actions
 
 
+def bots_per_action(played: Played) -> float:
+    """The bots' CPU seconds per action in a phase (NaN without actions)."""
+    if not played.stats.actions or "bots" not in played.spent:
+        return float("nan")
+    return played.spent["bots"] / played.stats.actions
+
+
 def server_per_frame(played: Played, paced: Played | None) -> float:
     """The server's CPU seconds per frame to a watcher: its CPU in the watchers' phase,
     less what its actions cost at the same pace without watchers, over the frames."""
@@ -1124,6 +1137,11 @@ def parser() -> argparse.ArgumentParser:
         "--anchor", default=None, help="a git revision whose server plays the same phases"
     )
     options.add_argument(
+        "--anchor-bots",
+        action="store_true",
+        help="the anchor's phases are played by the anchor's own bots",
+    )
+    options.add_argument(
         "--profile",
         metavar="DIR",
         default=None,
@@ -1174,12 +1192,18 @@ def benchmark(arguments: argparse.Namespace) -> None:
         stack.callback(stop_servers, started)  # before the databases are dropped
         # Ended first: no bot plays on while the servers finish their rounds.
         pool = stack.enter_context(BotProcesses(arguments.bot_processes))
+        pools = [pool] * len(sources)
+        if arguments.anchor_bots and arguments.anchor:
+            pools[0] = stack.enter_context(BotProcesses(arguments.bot_processes, sources[0][1]))
         servers = [
             start_server(label, source, url, Path(directory), arguments, tables_path, started)
             for (label, source), url in zip(sources, urls, strict=True)
         ]
-        for server in servers:
-            server.meter = Meter(server.process.pid, pool.pids, postgres=arguments.db is not None)
+        for server, its_pool in zip(servers, pools, strict=True):
+            server.pool = its_pool
+            server.meter = Meter(
+                server.process.pid, server.pool.pids, postgres=arguments.db is not None
+            )
         print(
             f"croupier serve on {urls[0].split(':')[0]}, {arguments.workers} worker(s): "
             f"{arguments.bots} bots at {tables} tables of {BOXES} boxes, "
@@ -1190,9 +1214,9 @@ def benchmark(arguments: argparse.Namespace) -> None:
             for server in servers:
                 print(f"  {server.label}: croupier from {server.source}")
         if arguments.warmup:  # every table's first round, the caches: off the clock
-            for server in servers:
-                phase(server, pool, arguments.warmup, 1.0, measured=False)
-        play_phases(servers, pool, arguments)
+            for server, its_pool in zip(servers, pools, strict=True):
+                phase(server, its_pool, arguments.warmup, 1.0, measured=False)
+        play_phases(servers, arguments)
         print(
             "  targets: server CPU at most 1.0 ms an action on PostgreSQL (0.8 ms on SQLite), "
             "10 µs a watcher frame; a bet behind answered within 50 ms at p99; "
@@ -1208,7 +1232,7 @@ def profile_path(directory: str | None, label: str, key: str) -> Path | None:
     return Path(directory) / f"{re.sub(r'[^A-Za-z0-9]+', '-', label).strip('-')}-{key}.txt"
 
 
-def play_phases(servers: list[Server], pool: BotProcesses, arguments: argparse.Namespace) -> None:
+def play_phases(servers: list[Server], arguments: argparse.Namespace) -> None:
     """Play each measured phase against each server in turn, and print its figures
     (with an anchor, the current/anchor ratios after each phase)."""
     titles = {"paced": "each bot acting once a second", "flat": "bots acting as fast as allowed"}
@@ -1222,9 +1246,10 @@ def play_phases(servers: list[Server], pool: BotProcesses, arguments: argparse.N
             print(f"  {title}")
         for server in servers:
             watched = key == "watched"
+            assert server.pool is not None
             played = phase(
                 server,
-                pool,
+                server.pool,
                 arguments.seconds,
                 0.0 if key == "flat" else 1.0,
                 watchers=arguments.watchers if watched else 0,
@@ -1249,6 +1274,9 @@ def play_phases(servers: list[Server], pool: BotProcesses, arguments: argparse.N
                     for server in servers
                 ]
                 line += f"   per watcher frame {ratio(frame[1], frame[0])}"
+            if arguments.anchor_bots:
+                bots = [bots_per_action(server.played[key]) for server in servers]
+                line += f"   bots' CPU per action {ratio(bots[1], bots[0])}"
             print(line)
 
 

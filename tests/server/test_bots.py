@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from websockets.asyncio.server import ServerConnection, serve
 
 from croupier.server.bots import BotStats, _choose, run_bot
 
@@ -42,56 +43,54 @@ def test_a_seated_bot_bets_on_its_own_box_unless_another_holds_it() -> None:
     assert _choose(betting([bet("ann", 1)]), "ann", 1) is None
 
 
-class _Socket:
-    """A table socket that asks the bot to bet, then answers its bet as the server does
-    (ack, events, the new state), then stops the bot."""
+class _Table:
+    """A table server on loopback that asks the bot to bet, then answers its bet as the
+    server does (ack, events, the new state), then stops the bot."""
 
     def __init__(self, stop: asyncio.Event) -> None:
         self.stop = stop
-        self.sent: list[dict[str, Any]] = []
-        self.frames: asyncio.Queue[str] = asyncio.Queue()
+        self.received: list[dict[str, Any]] = []
+
+    async def serve(self, socket: ServerConnection) -> None:
+        # A ping first, right behind the handshake: the bot answers it.
+        await asyncio.wait_for(await socket.ping(b"are you there"), 5)
         state = {**betting([]), "round": "r1", "turn": None, "offers": [], "boxes": []}
-        self.frames.put_nowait(json.dumps({"type": "welcome", "state": state}))
-
-    async def __aenter__(self) -> _Socket:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-    async def send(self, text: str) -> None:
-        message = json.loads(text)
-        self.sent.append(message)
-        if message["type"] == "action":
-            self.frames.put_nowait(json.dumps({"type": "ack", "key": message["key"]}))
-            self.frames.put_nowait(json.dumps({"type": "events", "round": "r1", "events": []}))
-
-    async def recv(self) -> str:
-        frame = await self.frames.get()
-        if frame.startswith('{"type": "events"'):
-            self.stop.set()  # the bot reads this frame, then stops
-        return frame
+        await socket.send(json.dumps({"type": "welcome", "state": state}))
+        async for text in socket:
+            message = json.loads(text)
+            self.received.append(message)
+            if message["type"] == "action":
+                await socket.send(json.dumps({"type": "ack", "key": message["key"]}))
+                # Long enough to come in several pieces, and sent in fragments.
+                events = json.dumps({"type": "events", "round": "r1", "events": ["x" * 70_000]})
+                await socket.send([events[:1000], events[1000:]])
+                await asyncio.sleep(0.05)  # the bot reads the events, then is stopped
+                self.stop.set()
 
 
-def test_a_bot_times_its_action_to_the_events_that_answer_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def _play_against(table: _Table, stats: BotStats, token: str | None) -> None:
+    async with serve(table.serve, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        await run_bot(f"http://127.0.0.1:{port}", "ann", "rws", 1, table.stop, stats, token=token)
+
+
+def test_a_bot_times_its_action_to_the_events_that_answer_it() -> None:
     """The load benchmark's latency: from an action sent to the events frame after it
     (read by its type alone, the events left unparsed)."""
 
-    async def scenario() -> tuple[BotStats, _Socket]:
-        stop = asyncio.Event()
-        socket = _Socket(stop)
-        monkeypatch.setattr("websockets.connect", lambda url, **_: socket)
+    async def scenario() -> tuple[BotStats, _Table]:
+        table = _Table(asyncio.Event())
         stats = BotStats()
-        await run_bot("http://table", "ann", "rws", 1, stop, stats, token="t")
-        return stats, socket
+        await _play_against(table, stats, "t")
+        return stats, table
 
-    stats, socket = asyncio.run(scenario())
-    assert [message["type"] for message in socket.sent] == ["auth", "action"]
-    assert socket.sent[1]["op"] == "bet"
-    assert stats.actions == 1 and stats.errors == 0
+    stats, table = asyncio.run(scenario())
+    assert [message["type"] for message in table.received] == ["auth", "action"]
+    assert table.received[0]["token"] == "t"
+    assert table.received[1]["op"] == "bet"
+    assert stats.actions == 1 and stats.errors == 0 and stats.welcomed == 1
     assert len(stats.latencies) == 1 and 0 <= stats.latencies[0] < 5
+    assert stats.frames == 3  # the welcome, the ack, the events (two fragments: one message)
 
 
 def test_a_bot_signs_up_again_when_the_server_dies_mid_answer(
@@ -112,16 +111,41 @@ def test_a_bot_signs_up_again_when_the_server_dies_mid_answer(
         answers.append("token")
         return "t"
 
-    async def scenario() -> tuple[BotStats, _Socket]:
-        stop = asyncio.Event()
-        socket = _Socket(stop)
+    async def scenario() -> tuple[BotStats, _Table]:
+        table = _Table(asyncio.Event())
         monkeypatch.setattr("croupier.server.bots.sign_up", sign_up)
-        monkeypatch.setattr("websockets.connect", lambda url, **_: socket)
         stats = BotStats()
-        await run_bot("http://table", "ann", "rws", 1, stop, stats)
-        return stats, socket
+        await _play_against(table, stats, None)
+        return stats, table
 
-    stats, socket = asyncio.run(scenario())
+    stats, table = asyncio.run(scenario())
     assert answers == ["cut", "token"]
     assert stats.reconnects == 1 and stats.actions == 1
-    assert [message["type"] for message in socket.sent] == ["auth", "action"]
+    assert [message["type"] for message in table.received] == ["auth", "action"]
+
+
+def test_a_bot_whose_socket_the_server_closes_comes_back() -> None:
+    """A socket the server closes while the bot plays (a server stopped, a process
+    gone) is opened again: the bot signs in anew and plays on."""
+    opened: list[int] = []
+
+    async def scenario() -> BotStats:
+        stop = asyncio.Event()
+        table = _Table(stop)
+
+        async def flaky(socket: ServerConnection) -> None:
+            opened.append(1)
+            if len(opened) == 1:
+                await socket.recv()  # the sign-in, then the server goes
+                await socket.close()
+                return
+            await table.serve(socket)
+
+        stats = BotStats()
+        async with serve(flaky, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            await run_bot(f"http://127.0.0.1:{port}", "ann", "rws", 1, stop, stats, token="t")
+        return stats
+
+    stats = asyncio.run(scenario())
+    assert len(opened) == 2 and stats.reconnects == 1 and stats.actions == 1

@@ -17,6 +17,7 @@ bet, an offer, its turn), so that a load test measures the server, not its bots.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import random
@@ -26,13 +27,15 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-import websockets
-from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.client import ClientProtocol
+from websockets.exceptions import ProtocolError, WebSocketException
+from websockets.frames import Opcode
+from websockets.protocol import State
+from websockets.uri import parse_uri
 
-__all__ = ["BotStats", "message_type", "run_bot", "sign_up"]
+__all__ = ["BotStats", "message_type", "run_bot", "server_frames", "sign_up"]
 
 PASSWORD = "bot-password-1"
 
@@ -42,6 +45,8 @@ _ROUND = re.compile(r'"round"\s*:\s*"([^"]*)"')
 _PHASE = re.compile(r'"phase"\s*:\s*"([^"]*)"')
 _YOURS = re.compile(r'"yours"\s*:\s*true')
 _NO_OFFERS = re.compile(r'"offers"\s*:\s*\[\s*\]')
+#: The opcodes a bot reads, as plain numbers (an enum's comparisons cost more).
+_TEXT, _CLOSE, _PING = int(Opcode.TEXT), int(Opcode.CLOSE), int(Opcode.PING)
 #: The phases of a round that has ended.
 _ENDED = ("settled", "void")
 
@@ -115,151 +120,371 @@ async def run_bot(
         try:
             if token is None:
                 token = await asyncio.to_thread(sign_up, base, name)
-            await _play(base, token, name, table, box, stop, stats, think, behind)
+            player = _Player(name, box, stats, behind=behind)
+            await _play(base, table, token, player, stop, think)
         # A server killed mid-answer cuts an HTTP reply short (IncompleteRead): the
         # bot comes back as after any other lost connection.
+        # A socket that did not open in time raises TimeoutError, an OSError.
         except (OSError, WebSocketException, urllib.error.URLError, http.client.HTTPException):
             stats.reconnects += 1
             token = given
             await asyncio.sleep(0.2)
 
 
+#: Seconds a bot's socket may take to open, and to close once asked.
+OPEN_SECONDS = 60.0
+CLOSE_SECONDS = 10.0
+
+
 async def _play(
-    base: str,
-    token: str,
-    name: str,
-    table: str,
-    box: int,
-    stop: asyncio.Event,
-    stats: BotStats,
-    think: float,
-    behind: bool,
+    base: str, table: str, token: str, player: _Player, stop: asyncio.Event, think: float
 ) -> None:
-    url = base.replace("http", "ws", 1) + f"/ws/tables/{table}"
-    async with websockets.connect(url, max_size=2**20) as socket:
-        # Told to stop, the bot closes its socket, which ends its wait for the next
-        # message: no timer for each message.
-        closing = asyncio.create_task(_close_on(stop, socket))
+    """Play on one socket until ``stop`` is set; raise what ended the socket before."""
+    uri = parse_uri(base.replace("http", "ws", 1) + f"/ws/tables/{table}")
+    loop = asyncio.get_running_loop()
+    transport, seat = await asyncio.wait_for(
+        loop.create_connection(
+            lambda: _Seat(ClientProtocol(uri, max_size=2**20), player, token, think, stop, loop),
+            uri.host,
+            uri.port,
+        ),
+        OPEN_SECONDS,
+    )
+    try:
+        stopping: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
         try:
-            await _answer(socket, token, name, box, stop, stats, think, behind)
-        except ConnectionClosed:
-            if not stop.is_set():
-                raise
+            await asyncio.wait({stopping, seat.closed}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            closing.cancel()
+            stopping.cancel()
+        if not stop.is_set():
+            seat.closed.result()  # what ended it, raised
+            raise ConnectionError(f"the server closed {player.name}'s socket")
+        seat.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(seat.closed), CLOSE_SECONDS)
+    finally:
+        seat.stop()
+        transport.abort()
 
 
-async def _close_on(stop: asyncio.Event, socket: ClientConnection) -> None:
-    """Close ``socket`` once ``stop`` is set."""
-    await stop.wait()
-    await socket.close()
+class _Seat(asyncio.Protocol):
+    """A bot's socket.  ``websockets``' Sans-I/O protocol (``ClientProtocol``) makes the
+    handshake and frames what the bot sends; the server's frames are read here
+    (:func:`server_frames`), and each message is given to the bot (:class:`_Player`) as
+    it arrives.  The action the bot chooses is written after its think time (a timer,
+    not a task).  A message costs its frame's header and the bot's reading of it: no
+    future, no task switch and no queue a message, as the library's asyncio client has,
+    and not its general parser (a generator a frame, an enum an opcode), which took
+    more than half of a bot's time a message.
+
+    ``closed`` is set when the connection is gone: with the exception that ended it,
+    if any (a refused handshake, a broken connection, a frame no server sends)."""
+
+    def __init__(
+        self,
+        protocol: ClientProtocol,
+        player: _Player,
+        token: str,
+        think: float,
+        stop: asyncio.Event,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self.protocol = protocol
+        self.player = player
+        self.token = token
+        self.think = think
+        self.halt = stop
+        self.loop = loop
+        self.transport: asyncio.Transport | None = None
+        self.closed: asyncio.Future[None] = loop.create_future()
+        self._opened = False
+        #: Bytes received and not yet read: the handshake's answer, a frame's start.
+        self._pending = b""
+        #: A fragmented message's frames so far.
+        self._parts: list[bytes] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast("asyncio.Transport", transport)
+        self.protocol.send_request(self.protocol.connect())
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            if self._pending:
+                data = self._pending + data
+                self._pending = b""
+            if not self._opened:
+                data = self._handshake(data)
+                if not self._opened:
+                    return
+            frames, self._pending = server_frames(data)
+            for fin, opcode, payload in frames:
+                self._frame(fin, opcode, payload)
+        except Exception as problem:
+            self._end(problem)
+
+    def _handshake(self, data: bytes) -> bytes:
+        """Give the handshake's answer in ``data`` to the protocol; what follows it.
+
+        Only the answer's head goes to the protocol: the frames after it are read here.
+        An answer that is not ``101 Switching Protocols`` goes whole, with its body, and
+        the protocol's verdict is raised once it has it."""
+        if data.startswith(b"HTTP/1.1 101 "):
+            end = data.find(b"\r\n\r\n")
+            if end < 0:
+                self._pending = data
+                return b""
+            data, rest = data[: end + 4], data[end + 4 :]
+        else:
+            rest = b""
+        self.protocol.receive_data(data)
+        if self.protocol.events_received():  # the answer, read whole
+            refused = self.protocol.handshake_exc
+            if refused is not None:
+                raise refused
+            self._opened = True
+            self._write(json.dumps({"type": "auth", "token": self.token}))
+            self._flush()
+        return rest
+
+    def _frame(self, fin: bool, opcode: int, payload: bytes) -> None:
+        if opcode > _TEXT:
+            if opcode == _PING:
+                self.protocol.send_pong(payload)
+                self._flush()
+            elif opcode == _CLOSE:
+                self.close()
+                if self.transport is not None:
+                    self.transport.close()
+            return  # a pong, binary
+        if not fin or self._parts:
+            self._parts.append(payload)
+            if not fin:
+                return
+            payload, self._parts = b"".join(self._parts), []
+        action = self.player.heard(str(payload, "utf-8"))
+        if action is None:
+            return
+        if not self.think:
+            self._act(action)
+            return
+        # Players do not all answer in step: a think time around ``think``.
+        self.player.thinking = True
+        delay = self.think * random.uniform(0.5, 1.5)
+        self._timer = self.loop.call_later(delay, self._act, action)
+
+    def _act(self, action: tuple[str, dict[str, Any]]) -> None:
+        self._timer = None
+        self.player.thinking = False
+        if self.halt.is_set() or self.closed.done() or self.protocol.state is not State.OPEN:
+            return
+        self._write(self.player.send(*action))
+        self._flush()
+
+    def _write(self, text: str) -> None:
+        self.protocol.send_text(text.encode())
+
+    def _flush(self) -> None:
+        transport = self.transport
+        for data in self.protocol.data_to_send():
+            if data and transport is not None and not transport.is_closing():
+                transport.write(data)
+
+    def close(self) -> None:
+        """Ask the server to close the connection."""
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_close()
+            self._flush()
+
+    def stop(self) -> None:
+        """Act no more: a pending action is dropped."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end(exc)
+
+    def _end(self, problem: Exception | None) -> None:
+        self.stop()
+        if not self.closed.done():
+            if problem is None:
+                self.closed.set_result(None)
+            else:
+                self.closed.set_exception(problem)
+        if problem is not None and self.transport is not None:
+            self.transport.abort()
 
 
-async def _answer(
-    socket: ClientConnection,
-    token: str,
-    name: str,
-    box: int,
-    stop: asyncio.Event,
-    stats: BotStats,
-    think: float,
-    behind: bool,
-) -> None:
-    """Log in on ``socket`` with ``token`` and play until ``stop`` is set."""
-    await socket.send(json.dumps({"type": "auth", "token": token}))
-    sent: dict[str, float] = {}
-    counter = 0
-    # Keys are never reused: a reconnected bot's new commands are not retries.
-    connection = secrets.token_hex(4)
-    acted: str | None = None
-    pending: str | None = None  # an action sent and not yet answered
-    pending_at = 0.0
-    pending_bet: str | None = None  # the round of the bet pending, if it is one
-    bet_round: str | None = None  # the last round in which a bet of this bot was taken
-    last_round: str | None = None
-    offered = _offer_pattern(name)
-    while not stop.is_set():
-        text = await socket.recv()
+class _Player:
+    """What a bot does with what it is told at its table, with no I/O: each message in
+    (:meth:`heard`), the action it chooses out, as the message to send (:meth:`send`).
+
+    Each change at a table goes to every player there, and most ask nothing of a given
+    bot: a bot reads a message's type, and a state's round and phase, from its text,
+    and parses only the states that may ask it for something (a bet, an offer, its
+    turn).
+    """
+
+    def __init__(self, name: str, box: int, stats: BotStats, *, behind: bool = False) -> None:
+        self.name = name
+        self.box = box
+        self.stats = stats
+        self.behind = behind
+        #: An action chosen and not yet sent (its think time runs): nothing else is.
+        self.thinking = False
+        self._sent: dict[str, float] = {}
+        self._counter = 0
+        # Keys are never reused: a reconnected bot's new commands are not retries.
+        self._connection = secrets.token_hex(4)
+        self._acted: str | None = None  # the decision point last answered
+        self._pending: str | None = None  # an action sent and not yet answered
+        self._pending_at = 0.0
+        self._pending_bet: str | None = None  # the round of the bet pending, if it is one
+        self._bet_round: str | None = None  # the last round in which a bet was taken
+        self._last_round: str | None = None
+        self._chosen_round = ""  # the round of the state the last action answers
+        self._offered = _offer_pattern(name)
+
+    def heard(self, text: str) -> tuple[str, dict[str, Any]] | None:
+        """Take in one message from the server; the action it asks of this bot, if
+        any (``op`` and ``args``), to be sent with :meth:`send`."""
+        stats = self.stats
         stats.frames += 1
-        kind = message_type(text) if isinstance(text, str) else None
+        kind = message_type(text)
         if kind == "events":
-            # The events answer what was sent; the state that follows says what
-            # to do next.  Only their arrival counts: they are not parsed.
-            if sent:
+            # The events answer what was sent; the state that follows says what to do
+            # next.  Only their arrival counts: they are not parsed.
+            if self._sent:
                 now = time.perf_counter()
-                stats.latencies.extend(now - at for at in sent.values())
-                sent.clear()
-            continue
+                stats.latencies.extend(now - at for at in self._sent.values())
+                self._sent.clear()
+            return None
+        busy = self._pending is not None or self.thinking
         counted = False
-        if kind == "state" and isinstance(text, str):
-            # Most states ask nothing of this bot (each change at the table goes to
-            # all seven players): what it needs is read from the text, and the
-            # state parsed only where it may ask for an action.
+        if kind == "state":
+            # Most states ask nothing of this bot (each change at the table goes to all
+            # seven players): what it needs is read from the text, and the state parsed
+            # only where it may ask for an action.
             heading = _state_heading(text)
             if heading is not None:
                 state_round, phase = heading
-                if state_round != last_round and phase in _ENDED:
-                    last_round = state_round
+                if state_round != self._last_round and phase in _ENDED:
+                    self._last_round = state_round
                     stats.rounds += 1
                 counted = True
-                if pending is not None or not _may_ask(
-                    text, state_round, phase, bet_round, offered
-                ):
-                    continue
+                if busy or not _may_ask(text, state_round, phase, self._bet_round, self._offered):
+                    return None
         elif kind is not None and kind not in ("welcome", "ack", "error"):
-            continue  # a balance, a pong, bets confirmed: nothing to answer
+            return None  # a balance, a pong, bets confirmed: nothing to answer
         message = json.loads(text)
         kind = message["type"]
-        if kind in ("ack", "error") and message.get("key") == pending:
-            if pending_bet is not None:
-                stats.bet_answers.append(time.perf_counter() - pending_at)
+        if kind in ("ack", "error") and message.get("key") == self._pending:
+            if self._pending_bet is not None:
+                stats.bet_answers.append(time.perf_counter() - self._pending_at)
                 if kind == "ack":
                     stats.bets_accepted += 1
-                    bet_round = pending_bet
+                    self._bet_round = self._pending_bet
                 else:
                     stats.bets_refused += 1
-            pending = None
+            self._pending = None
         if kind == "error":
             stats.errors += 1
             code = str(message.get("code"))
             stats.error_codes[code] = stats.error_codes.get(code, 0) + 1
             stats.last_errors = [*stats.last_errors[-9:], str(message.get("message"))]
-            sent.pop(str(message.get("key")), None)
-            acted = None
-            continue
+            self._sent.pop(str(message.get("key")), None)
+            self._acted = None
+            return None
         if kind not in ("state", "welcome"):
-            continue
+            return None
         if kind == "welcome":
             stats.welcomed += 1
         state = message["state"]
-        if not counted and state["round"] != last_round and state["phase"] in _ENDED:
-            last_round = state["round"]
+        if not counted and state["round"] != self._last_round and state["phase"] in _ENDED:
+            self._last_round = state["round"]
             stats.rounds += 1
-        action = _choose(state, name, box, behind=behind)
-        if action is None or pending is not None:
-            continue
+        if self._pending is not None or self.thinking:
+            return None
+        action = _choose(state, self.name, self.box, behind=self.behind)
+        if action is None:
+            return None
         # One action per decision point: the same table state is not answered twice.
         hands = sum(len(hand["cards"]) for placed in state["boxes"] for hand in placed["hands"])
         point = (
             f"{state['round']} {state['phase']} {state['turn']} {hands} "
             f"{len(state['offers'])} {len(state['bets'])}"
         )
-        if point == acted:
-            continue
-        acted = point
-        if think:
-            # Players do not all answer in step: a think time around ``think``.
-            await asyncio.sleep(think * random.uniform(0.5, 1.5))
-            if stop.is_set():
-                return
-        counter += 1
-        key = f"{name}-{connection}-{counter}"
-        op, args = action
-        pending = key
-        pending_bet = str(state["round"]) if op == "bet" else None
-        pending_at = sent[key] = time.perf_counter()
-        stats.actions += 1
-        await socket.send(json.dumps({"type": "action", "op": op, "args": args, "key": key}))
+        if point == self._acted:
+            return None
+        self._acted = point
+        self._chosen_round = str(state["round"])
+        return action
+
+    def send(self, op: str, args: dict[str, Any]) -> str:
+        """The message that sends the action ``op`` with ``args``, now: it is timed to
+        the events that answer it (a bet also to its ack or error)."""
+        self._counter += 1
+        key = f"{self.name}-{self._connection}-{self._counter}"
+        self._pending = key
+        self._pending_bet = self._chosen_round if op == "bet" else None
+        self._pending_at = self._sent[key] = time.perf_counter()
+        self.stats.actions += 1
+        return json.dumps({"type": "action", "op": op, "args": args, "key": key})
+
+
+#: The largest message a bot takes from a server, in bytes.
+MAX_MESSAGE = 1 << 20
+
+
+def server_frames(data: bytes) -> tuple[list[tuple[bool, int, bytes]], bytes]:
+    """The whole WebSocket frames at the start of ``data``, as a server sends them (not
+    masked; RFC 6455 5.2): each one's FIN bit, opcode and payload; and the bytes after
+    them (a frame not yet whole).
+
+    >>> from websockets.frames import Frame, Opcode
+    >>> framed = [Frame(Opcode.TEXT, b"x" * size).serialize(mask=False)
+    ...           for size in (3, 125, 126, 70_000)]
+    >>> frames, rest = server_frames(b"".join(framed) + framed[0][:2])
+    >>> [(fin, opcode, len(payload)) for fin, opcode, payload in frames]
+    [(True, 1, 3), (True, 1, 125), (True, 1, 126), (True, 1, 70000)]
+    >>> rest
+    b'\\x81\\x03'
+    >>> server_frames(Frame(Opcode.TEXT, b"hi").serialize(mask=True))
+    Traceback (most recent call last):
+    ...
+    websockets.exceptions.ProtocolError: a server's frame is masked (RFC 6455 5.1)
+    """
+    frames = []
+    size = len(data)
+    start = 0
+    while size - start >= 2:
+        first, second = data[start], data[start + 1]
+        if second & 0x80:
+            raise ProtocolError("a server's frame is masked (RFC 6455 5.1)")
+        if first & 0x70:
+            raise ProtocolError("a frame with reserved bits set, and no extension agreed")
+        length = second & 0x7F
+        head = start + 2
+        if length == 126:
+            head += 2
+            if head > size:
+                break
+            length = int.from_bytes(data[start + 2 : head], "big")
+        elif length == 127:
+            head += 8
+            if head > size:
+                break
+            length = int.from_bytes(data[start + 2 : head], "big")
+        if length > MAX_MESSAGE:
+            raise ProtocolError(f"a frame of {length} bytes, over {MAX_MESSAGE}")
+        end = head + length
+        if end > size:
+            break
+        frames.append((bool(first & 0x80), first & 0x0F, data[head:end]))
+        start = end
+    return frames, data[start:]
 
 
 def message_type(text: str) -> str | None:
