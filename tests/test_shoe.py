@@ -398,3 +398,29 @@ def test_any_shoe_deals_its_composition_and_cuts_where_it_says(
         assert shoe.needs_shuffle == (dealt >= shoe.cut_card_position)
     assert shoe.cut_card_position == max(1, total * numerator // 100)
     assert check.taken == total
+
+
+def test_a_kept_shoe_comes_back_card_for_card_and_only_as_whole_decks() -> None:
+    """A table server keeps each round's shoe (its snapshot) and deals it again after a
+    restart: the restored shoe deals the same cards; a snapshot whose cards are not
+    whole decks (a card twice, one missing, a card spelled otherwise but the same) is
+    judged by the cards it names, not by their spelling."""
+    shoe = ShuffledShoe(2, seed=11)
+    for _ in range(5):
+        shoe.draw()
+    kept = shoe.snapshot()
+    again = ShuffledShoe.restore(kept)
+    assert [again.draw() for _ in range(50)] == [shoe.draw() for _ in range(50)]
+    # Spelled in lower case, the cards are the same cards.
+    lower = {**kept, "order": [text.lower() for text in kept["order"]]}
+    assert ShuffledShoe.restore(lower).snapshot() == kept
+    order = list(kept["order"])
+    other = next(text for text in order if text != order[0])
+    swapped = [order[0] if text == other else text for text in order]  # one card 4 times
+    for damaged in (swapped, [*order[:-1], order[0]], order[:-1]):
+        with pytest.raises(RulesError, match="not 2 whole decks"):
+            ShuffledShoe.restore({**kept, "order": damaged})
+    with pytest.raises(RulesError, match="not part of the set"):
+        ShuffledShoe.restore({**kept, "order": [*order[:-1], "JK"]})
+    with pytest.raises(RulesError, match="not 2 whole decks"):
+        ShuffledShoe.restore({**kept, "order": order + order[:52]})

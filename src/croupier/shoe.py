@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from croupier.cards import (
@@ -156,6 +157,16 @@ def _getrandbits(rng: random.Random) -> Callable[[int], int] | None:
     if below is not None and below is getattr(random.Random, "_randbelow_with_getrandbits", None):
         return rng.getrandbits
     return None
+
+
+#: Each card by the text a shoe's snapshot writes for it.
+_KEPT_CARDS: dict[str, Card] = {str(card): card for card in full_deck()}
+
+
+@lru_cache(maxsize=16)
+def _whole_decks(decks: int) -> Counter[DrawnCard]:
+    """How many of each card ``decks`` whole decks hold."""
+    return Counter({card: decks for card in full_deck()})
 
 
 def _check_decks(decks: int) -> None:
@@ -486,7 +497,8 @@ class ShuffledShoe:
         try:
             decks, cut = snapshot["decks"], snapshot["cut"]
             every_round, position = snapshot["every_round"], snapshot["position"]
-            order = [parse_drawn_card(text) for text in snapshot["order"]]
+            # A kept card is its text as the snapshot wrote it: looked up, not parsed.
+            order = [_KEPT_CARDS.get(text) or parse_drawn_card(text) for text in snapshot["order"]]
         except (KeyError, TypeError) as problem:
             raise RulesError(f"a kept shoe is not a shoe's snapshot: {problem!r}") from None
         if any(not isinstance(card, Card) for card in order):
@@ -495,7 +507,7 @@ class ShuffledShoe:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise RulesError(f"a kept shoe's {name} must be a whole number, not {value!r}")
         _check_decks(decks)
-        if sorted(order) != sorted(full_deck() * decks):  # type: ignore[type-var]
+        if Counter(order) != _whole_decks(decks):
             raise RulesError(f"a kept shoe's cards are not {decks} whole decks")
         if not 0 <= position <= len(order):
             raise RulesError(
