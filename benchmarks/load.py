@@ -23,7 +23,9 @@ betting behind their boxes, RWS v5 1.26).  It prints:
   watchers share the machine's clock);
 - the frames the watchers received, and the server's CPU per watcher frame: the
   server's CPU in this phase, less what phase 1 says its actions cost, over the frames;
-- for the bets behind (over the whole phase: they are one a round each): how many were
+- for the bets behind (over the whole phase: they are one a round each; each player
+  behind bets within half a second of the seated bet on his box, or with
+  ``--behind-spread`` through the rws-v5 preset's 15 s window, as a live crowd does): how many were
   accepted and refused, and the p50/p99 time from a bet sent to its answer (ack or
   error).
 
@@ -117,12 +119,20 @@ STOP_SECONDS = 90.0
 WATCHER_SPACING = 0.002
 #: Seconds of lead a bot betting behind is given to sign in before the seated bots bet
 #: (each child also waits until all of its own are welcomed, up to a minute).
-BEHIND_SIGN_IN = 0.005
+BEHIND_SIGN_IN = 0.01
 #: The watched table's betting window when players bet behind: each bets once he sees
 #: the seated bet on his box, and the seated bots bet up to a second after the first
 #: (which opens the window); with the other tables' 1 s, a third of the crowd's bets
 #: came after "No more bets".
 BEHIND_BETTING_SECONDS = 3.0
+#: A player behind's think time (seconds, each drawn from half to one and a half of it)
+#: from the seated bet on his box to his own: the whole crowd within half a second.
+BEHIND_THINK = 0.3
+#: With ``--behind-spread``: the watched table's betting window is the rws-v5 preset's
+#: own (15 s), and the players behind bet through it (from 2.5 to 7.5 s after their box
+#: opens), as a live studio's crowd does, instead of all at once.
+SPREAD_BETTING_SECONDS = 15.0
+SPREAD_THINK = 5.0
 #: A table state's time, its key "now" (player names cannot hold the quotes around it),
 #: with or without a space after the colon.
 _NOW = re.compile(r'"now"\s*:\s*(-?[0-9.eE+-]+)')
@@ -231,12 +241,14 @@ def git(*arguments: str) -> str:
     return done.stdout.strip()
 
 
-def tables_file(path: Path, count: int, *, behind: bool = False) -> None:
+def tables_file(
+    path: Path, count: int, *, behind: bool = False, window: float = BEHIND_BETTING_SECONDS
+) -> None:
     """``count`` rws-v5 tables with short clocks; with players ``behind``, the watched
-    table's betting window is :data:`BEHIND_BETTING_SECONDS`."""
+    table's betting window is ``window`` seconds."""
     entries = [
         f'[[table]]\nid = "t{n:03d}"\npreset = "rws-v5"\n'
-        f"betting_seconds = {BEHIND_BETTING_SECONDS if behind and n == 0 else 1.0}\n"
+        f"betting_seconds = {window if behind and n == 0 else 1.0}\n"
         "offer_seconds = 5.0\ndecision_seconds = 5.0\npause_seconds = 0.5\n"
         for n in range(count)
     ]
@@ -563,9 +575,24 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
         tasks.append(asyncio.create_task(watcher(base, WATCHED, stop, watching)))
         await asyncio.sleep(job["spacing"])
     arrived = time.perf_counter()
+    # The crowd behind bets once every process's crowd has signed in, not on a round
+    # left open by the phase before while the others still sign in.
+    ready = asyncio.Event()
     for name, token, table, box in job["behind"]:
-        # Players behind answer a box's bet within its window (BEHIND_BETTING_SECONDS).
-        backer = run_bot(base, name, table, box, stop, backers, think=0.3, token=token, behind=True)
+        # Players behind answer a box's bet within its window, after their think time.
+        think = job["behind_think"]
+        backer = run_bot(
+            base,
+            name,
+            table,
+            box,
+            stop,
+            backers,
+            think=think,
+            token=token,
+            behind=True,
+            ready=ready,
+        )
         tasks.append(asyncio.create_task(backer))
     if job["watchers"] or job["behind"]:
         await asyncio.sleep(2.0)
@@ -574,6 +601,12 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
         while backers.welcomed < len(job["behind"]) and time.perf_counter() - arrived < 60:
             await asyncio.sleep(0.1)
     welcomed_in = time.perf_counter() - arrived
+    if job["watchers"] or job["behind"]:
+        # Every process's crowd, not only this one's: the seated players of all of them
+        # sit down together, once the sign-ins are over (each a write to the database,
+        # which on SQLite held up the first bets' commits by a second).
+        await sleep_until(job["start"] - SETTLE_SECONDS)
+    ready.set()
     for name, token, table, box in job["bots"]:
         player = run_bot(base, name, table, box, stop, players, think=job["think"], token=token)
         tasks.append(asyncio.create_task(player))
@@ -893,12 +926,14 @@ def phase(
     *,
     watchers: int = 0,
     behind: bool = False,
+    through_window: bool = False,
     measured: bool = True,
     profile: Path | None = None,
 ) -> Played:
     """Play ``seconds`` with every bot of ``server`` (and ``watchers`` watchers, and its
-    bots betting behind) in the bots' processes, and measure it (with ``profile``, a
-    file: the server's stacks sampled by py-spy over the measured window)."""
+    bots betting behind, through the window with ``through_window``) in the bots' processes, and
+    measure it (with ``profile``, a file: the server's stacks sampled by py-spy over the
+    measured window)."""
     count = len(pool.children)
     lead = SETTLE_SECONDS
     if watchers or behind:
@@ -914,6 +949,7 @@ def phase(
             "start": start,
             "seconds": seconds,
             "think": think,
+            "behind_think": SPREAD_THINK if through_window else BEHIND_THINK,
             "bots": bots[index],
             "behind": backers[index],
             "watchers": watchers // count + (index < watchers % count),
@@ -1128,6 +1164,11 @@ def parser() -> argparse.ArgumentParser:
         "--behind", type=int, default=0, help="bots betting behind on the watched table"
     )
     options.add_argument(
+        "--behind-spread",
+        action="store_true",
+        help="the players behind bet through a 15 s window, not all at once",
+    )
+    options.add_argument(
         "--warmup", type=float, default=10.0, help="seconds of play before the first phase"
     )
     options.add_argument(
@@ -1179,7 +1220,8 @@ def benchmark(arguments: argparse.Namespace) -> None:
     with contextlib.ExitStack() as stack:
         directory = stack.enter_context(tempfile.TemporaryDirectory())
         tables_path = Path(directory) / "tables.toml"
-        tables_file(tables_path, tables, behind=arguments.behind > 0)
+        window = SPREAD_BETTING_SECONDS if arguments.behind_spread else BEHIND_BETTING_SECONDS
+        tables_file(tables_path, tables, behind=arguments.behind > 0, window=window)
         sources: list[tuple[str, Path | None]] = []
         if arguments.anchor:
             short = git("rev-parse", "--short", "--verify", f"{arguments.anchor}^{{commit}}")
@@ -1238,7 +1280,9 @@ def play_phases(servers: list[Server], arguments: argparse.Namespace) -> None:
     titles = {"paced": "each bot acting once a second", "flat": "bots acting as fast as allowed"}
     if arguments.watchers or arguments.behind:
         crowd = [f"{arguments.watchers} watchers"] if arguments.watchers else []
-        crowd += [f"{arguments.behind} behind"] if arguments.behind else []
+        if arguments.behind:
+            how = "through 15 s" if arguments.behind_spread else "at once"
+            crowd.append(f"{arguments.behind} behind ({how})")
         titles["watched"] = f"same, {' and '.join(crowd)} on {WATCHED}"
     several = len(servers) > 1
     for key, title in titles.items():
@@ -1254,6 +1298,7 @@ def play_phases(servers: list[Server], arguments: argparse.Namespace) -> None:
                 0.0 if key == "flat" else 1.0,
                 watchers=arguments.watchers if watched else 0,
                 behind=watched,
+                through_window=arguments.behind_spread,
                 profile=profile_path(arguments.profile, server.label, key),
             )
             server.played[key] = played

@@ -55,10 +55,14 @@ class _Table:
         # A ping first, right behind the handshake: the bot answers it.
         await asyncio.wait_for(await socket.ping(b"are you there"), 5)
         state = {**betting([]), "round": "r1", "turn": None, "offers": [], "boxes": []}
-        await socket.send(json.dumps({"type": "welcome", "state": state}))
+        # On connecting, the table as anyone sees it; signed in, as the player does.
+        await socket.send(json.dumps({"type": "welcome", "you": None, "state": state}))
         async for text in socket:
             message = json.loads(text)
             self.received.append(message)
+            if message["type"] == "auth":
+                welcome = {"type": "welcome", "you": "ann", "state": state}
+                await socket.send(json.dumps(welcome))
             if message["type"] == "action":
                 await socket.send(json.dumps({"type": "ack", "key": message["key"]}))
                 # Long enough to come in several pieces, and sent in fragments.
@@ -90,7 +94,9 @@ def test_a_bot_times_its_action_to_the_events_that_answer_it() -> None:
     assert table.received[1]["op"] == "bet"
     assert stats.actions == 1 and stats.errors == 0 and stats.welcomed == 1
     assert len(stats.latencies) == 1 and 0 <= stats.latencies[0] < 5
-    assert stats.frames == 3  # the welcome, the ack, the events (two fragments: one message)
+    # The two welcomes, the ack, the events (two fragments: one message); the sign-in
+    # is the welcome that names the bot.
+    assert stats.frames == 4
 
 
 def test_a_bot_signs_up_again_when_the_server_dies_mid_answer(
@@ -149,3 +155,21 @@ def test_a_bot_whose_socket_the_server_closes_comes_back() -> None:
 
     stats = asyncio.run(scenario())
     assert len(opened) == 2 and stats.reconnects == 1 and stats.actions == 1
+
+
+def test_a_crowd_behind_waits_to_be_ready_and_skips_a_round_already_running() -> None:
+    """The load benchmark's crowd behind a box bets only once every one of it has
+    signed in (``ready``), and not in a round whose window was already running before
+    then (one left open by the bots of the phase before): in the next round."""
+    from croupier.server.bots import _Player
+
+    def state(round_id: str, bets: list[dict[str, Any]]) -> str:
+        table = {**betting(bets), "round": round_id, "turn": None, "offers": [], "boxes": []}
+        return json.dumps({"type": "state", "state": table})
+
+    ready = asyncio.Event()
+    player = _Player("zed", 1, BotStats(), behind=True, ready=ready)
+    assert player.heard(state("r1", [bet("ann", 1)])) is None  # not ready yet
+    ready.set()
+    assert player.heard(state("r1", [bet("ann", 1), bet("bob", 2)])) is None  # r1 ran already
+    assert player.heard(state("r2", [bet("ann", 1)])) == ("bet", {"box": 1, "amount": "25.00"})

@@ -363,3 +363,22 @@ def test_the_money_log_never_has_a_movement_whose_savepoint_rolled_back(
     moved = sorted(amount for record in logged for amount in record.legs.values())  # type: ignore[attr-defined]
     assert moved == ["-40.00", "-60.00", "40.00", "60.00"]
     assert books(engine) == []
+
+
+def test_a_read_on_sqlite_takes_no_write_lock_so_commits_go_on_beside_it(
+    tmp_path: Any,
+) -> None:
+    """A crowd's balances are read in a transaction that takes no write lock
+    (``db.reading``): on SQLite it begins with ``BEGIN``, not ``BEGIN IMMEDIATE``, so
+    that a table's commit never waits for it, nor it for the commit.  Here a writer
+    holds the write lock while the read runs and ends: the read sees the last commit."""
+    from croupier.server import db
+
+    engine = db.connect(f"sqlite:///{tmp_path}/reads.db")
+    db.migrate(engine)
+    ids = make_crowd(engine, "ann", chips="100.00")
+    with engine.begin() as writer:  # BEGIN IMMEDIATE: the write lock, held
+        writer.exec_driver_sql("select 1")
+        with db.reading(engine).begin() as reader:
+            assert ledger.balances(reader, [ids["ann"]]) == {ids["ann"]: Decimal("100.00")}
+    engine.dispose()

@@ -58,7 +58,7 @@ class BotStats:
 
     ``latencies``: from each action sent to the events that answer it;
     ``bet_answers``: from each bet sent to its ack or error; ``welcomed``: sign-ins the
-    table answered (its ``welcome``).
+    table answered (its ``welcome`` naming the bot, not the one on connecting).
     """
 
     actions: int = 0
@@ -108,19 +108,21 @@ async def run_bot(
     think: float = 0.0,
     token: str | None = None,
     behind: bool = False,
+    ready: asyncio.Event | None = None,
 ) -> None:
     """Play at ``table`` on ``box`` until ``stop`` is set, reconnecting after failures.
 
     ``think`` is the pause before each action; ``token`` a session to use (else the
     bot signs up and logs in, and again after each reconnection); ``behind``: bet
-    behind the player seated at ``box`` instead of taking it.
+    behind the player seated at ``box`` instead of taking it; ``ready``: act only once
+    it is set (a crowd that signs in before anyone plays).
     """
     given = token
     while not stop.is_set():
         try:
             if token is None:
                 token = await asyncio.to_thread(sign_up, base, name)
-            player = _Player(name, box, stats, behind=behind)
+            player = _Player(name, box, stats, behind=behind, ready=ready)
             await _play(base, table, token, player, stop, think)
         # A server killed mid-answer cuts an HTTP reply short (IncompleteRead): the
         # bot comes back as after any other lost connection.
@@ -327,8 +329,18 @@ class _Player:
     turn).
     """
 
-    def __init__(self, name: str, box: int, stats: BotStats, *, behind: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        box: int,
+        stats: BotStats,
+        *,
+        behind: bool = False,
+        ready: asyncio.Event | None = None,
+    ) -> None:
         self.name = name
+        self.ready = ready
+        self._unready_round: str | None = None
         self.box = box
         self.stats = stats
         self.behind = behind
@@ -399,14 +411,23 @@ class _Player:
             return None
         if kind not in ("state", "welcome"):
             return None
-        if kind == "welcome":
-            stats.welcomed += 1
+        if kind == "welcome" and message.get("you") is not None:
+            stats.welcomed += 1  # signed in: the first welcome, on connecting, names nobody
         state = message["state"]
         if not counted and state["round"] != self._last_round and state["phase"] in _ENDED:
             self._last_round = state["round"]
             stats.rounds += 1
         if self._pending is not None or self.thinking:
             return None
+        if self.ready is not None:
+            # Not before it is set, nor in a round whose bets it saw before then (whose
+            # window runs: one left open by players gone): its next round asks again.
+            if not self.ready.is_set():
+                if state["phase"] == "betting" and state["bets"]:
+                    self._unready_round = state["round"]
+                return None
+            if state["round"] == self._unready_round:
+                return None
         action = _choose(state, self.name, self.box, behind=self.behind)
         if action is None:
             return None

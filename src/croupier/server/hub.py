@@ -29,7 +29,7 @@ from croupier.server import commits, ledger, operations
 from croupier.server.actor import TableActor, stop_task
 from croupier.server.cluster import GRACE_SECONDS, Claims
 from croupier.server.connections import Audience, Connection
-from croupier.server.db import normalize_url
+from croupier.server.db import normalize_url, reading
 from croupier.server.errors import (
     ActionRefused,
     InsufficientFunds,
@@ -59,6 +59,7 @@ from croupier.server.schema import users
 from croupier.server.sessions import Sessions
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
+from croupier.server.together import ReadTogether
 from croupier.server.views import mines, personal_view, playing, public_events, public_view
 from croupier.server.wire import Outgoing, encode, text_frame
 from croupier.server.words import in_words
@@ -185,6 +186,8 @@ class Hub:
         self, engine: sa.Engine, settings: Settings, ownership: Ownership | None = None
     ) -> None:
         self.engine = engine
+        #: The same database, for transactions that only read (:func:`db.reading`).
+        self._reader = reading(engine)
         self.settings = settings
         #: How the tables' writes are committed (together on SQLite).
         self.commits = commits.for_engine(engine)
@@ -229,6 +232,8 @@ class Hub:
         self._held: dict[str, list[Outcome]] = {}
         #: When each table's held bets were last announced (the loop's clock).
         self._let_out_at: dict[str, float] = {}
+        #: The balances the sockets ask for, read together (:meth:`send_balance`).
+        self._balances: ReadTogether[int, Decimal] = ReadTogether(self.read_balances)
         if settings.share is None:
             now = settings.clock()
             for config in settings.tables:
@@ -307,7 +312,7 @@ class Hub:
         """Balances of the users ``ids`` (blocking: call from a worker thread)."""
         if not ids:
             return {}
-        with self.engine.begin() as conn:
+        with self._reader.begin() as conn:
             return ledger.balances(conn, ids)
 
     def push_balances(self, table: str, balances: Mapping[int, Decimal]) -> None:
@@ -986,8 +991,9 @@ class Hub:
             self.keep(asyncio.get_running_loop().create_task(balances()))
 
     async def send_balance(self, connection: Connection) -> None:
+        """Send ``connection``'s player his balance: read with those asked for at the
+        same moment (a crowd signing in) in one query (:class:`ReadTogether`)."""
         if connection.user is None:
             return
-        user = connection.user.id
-        amounts = await asyncio.to_thread(self.read_balances, {user})
-        await self.send(connection, {"type": "balance", "balance": str(amounts[user])})
+        amount = await self._balances.get(connection.user.id)
+        await self.send(connection, {"type": "balance", "balance": str(amount)})

@@ -31,11 +31,13 @@ import sqlalchemy as sa
 
 from croupier.server import accounts
 from croupier.server.errors import SessionExpired
+from croupier.server.together import ReadTogether
 
 __all__ = [
     "SESSIONS_RENEWED_EVERY",
     "SESSION_RECHECK_SECONDS",
     "SESSION_RENEW_SECONDS",
+    "SIGN_INS_TOGETHER",
     "Sessions",
 ]
 
@@ -54,6 +56,9 @@ SESSION_RECHECK_SECONDS = 10.0
 SESSION_RENEW_SECONDS = 5.0
 #: Seconds between two background confirmations of the sessions due.
 SESSIONS_RENEWED_EVERY = 1.0
+#: The most sockets signing in whose sessions are read in one transaction: a crowd's
+#: sign-ins hold the database's write lock for a moment at a time, not for the crowd.
+SIGN_INS_TOGETHER = 50
 
 
 class Sessions:
@@ -90,17 +95,28 @@ class Sessions:
         #: next transaction asks for all of them (:meth:`_ask`), one at a time.
         self._waiting: dict[str, tuple[asyncio.Future[None], float]] = {}
         self._asking = False
+        #: The sockets signing in, read together (:meth:`sign_in`), as of the latest time.
+        self._signing: ReadTogether[str, accounts.User] = ReadTogether(
+            self.read_all, most=SIGN_INS_TOGETHER
+        )
+        self._signing_at = 0.0
 
     def trusted_since(self, token: str) -> float | None:
         """When the database last confirmed ``token`` (``None``: it is not trusted)."""
         return self._trusted.get(token)
 
     async def sign_in(self, token: str, now: float) -> accounts.User:
-        """The user of ``token`` for a socket signing in (:meth:`read`, in a worker
+        """The user of ``token`` for a socket signing in (:meth:`read_all`, in a worker
         thread; :class:`SessionExpired` says why not), and the session trusted from
         now: the database has just said it is alive, so the socket's first commands do
-        not ask again."""
-        user = await asyncio.to_thread(self.read, token, now)
+        not ask again.
+
+        The sockets signing in at one moment are read together, up to
+        :data:`SIGN_INS_TOGETHER` in a transaction: a crowd arriving at a table costs a
+        few transactions, not one each (a thousand of them, each taking the write lock
+        in turn, held up the table's commits for seconds on SQLite)."""
+        self._signing_at = max(self._signing_at, now)
+        user = await self._signing.get(token)
         self._trusted[token] = max(self._trusted.get(token, now), now)
         return user
 
@@ -227,6 +243,28 @@ class Sessions:
         """The token's user, the session marked as used."""
         with self.engine.begin() as conn:
             return accounts.authenticate(conn, token, now=_utc(now))
+
+    def read_all(self, tokens: set[str]) -> dict[str, accounts.User | SessionExpired]:
+        """Each token's user, each session marked as used, in one transaction; for a
+        token that is no live session, why (what :meth:`read` raises).  Each token is
+        read in a savepoint of its own: what refusing one does is undone alone, as
+        :meth:`read` undoes it.  At the latest time a socket signed in with."""
+        now = self._signing_at
+        if len(tokens) == 1:
+            (token,) = tokens
+            try:
+                return {token: self.read(token, now)}
+            except SessionExpired as problem:
+                return {token: problem}
+        found: dict[str, accounts.User | SessionExpired] = {}
+        with self.engine.begin() as conn:
+            for token in tokens:
+                try:
+                    with conn.begin_nested():
+                        found[token] = accounts.authenticate(conn, token, now=_utc(now))
+                except SessionExpired as problem:
+                    found[token] = problem
+        return found
 
     def confirm(self, token: str, now: float) -> int:
         """The token's user id, the session marked as used."""
