@@ -294,3 +294,52 @@ def test_processes_on_one_database_share_an_addresss_login_budget(
         assert kept == ["198.51.100.1"]
     finally:
         other.dispose()
+
+
+def test_a_crowd_signing_in_is_read_together_and_a_dead_session_refused_alone(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """Sockets signing in at one moment have their sessions read in one transaction
+    (``Sessions.sign_in``): each live one is marked as used and trusted; one the
+    database no longer holds is refused with why, and leaves the others signed in."""
+    import asyncio
+
+    from croupier.server.sessions import Sessions
+
+    names = ["ann", "bob", "cat"]
+    for name in names:
+        register(engine, name)
+    tokens = {name: sign_in(engine, PASSWORD, T0, name) for name in names}
+    with engine.begin() as conn:
+        accounts.disable(conn, "bob", now=T0)
+    later = T0 + timedelta(minutes=5)
+    reads: list[int] = []
+    sessions_here = Sessions(
+        engine,
+        later.timestamp,
+        tokens_of=lambda user: [],
+        tell_others=lambda body: None,
+        keep=lambda task: None,
+    )
+    read_all = sessions_here.read_all
+
+    def counted(wanted: set[str]) -> dict[str, accounts.User | SessionExpired]:
+        reads.append(len(wanted))
+        return read_all(wanted)
+
+    sessions_here._signing._read = counted  # type: ignore[assignment]
+
+    async def crowd() -> list[object]:
+        signing = [sessions_here.sign_in(tokens[name], later.timestamp()) for name in names]
+        return await asyncio.gather(*signing, return_exceptions=True)
+
+    ann, bob, cat = asyncio.run(crowd())
+    assert isinstance(ann, accounts.User) and ann.name == "ann"
+    assert isinstance(cat, accounts.User) and cat.name == "cat"
+    assert isinstance(bob, SessionExpired) and "no such session" in str(bob)
+    assert reads == [3]
+    assert sessions_here.trusted_since(tokens["ann"]) == later.timestamp()
+    assert sessions_here.trusted_since(tokens["bob"]) is None
+    with engine.connect() as conn:
+        seen = dict(conn.execute(select(sessions.c.user_id, sessions.c.last_seen)).all())
+    assert sorted(seen.values()) == [later, later]  # ann and cat, marked as used
