@@ -327,7 +327,7 @@ def test_a_crowd_signing_in_is_read_together_and_a_dead_session_refused_alone(
         reads.append(len(wanted))
         return read_all(wanted)
 
-    sessions_here._signing._read = counted  # type: ignore[assignment]
+    sessions_here._signing._read = counted
 
     async def crowd() -> list[object]:
         signing = [sessions_here.sign_in(tokens[name], later.timestamp()) for name in names]
