@@ -192,17 +192,37 @@ GROUPS = (
     ),
     Group(
         "load_behind",
-        "1,000 players betting behind one box, beside the server before who is present "
-        "was kept as the sockets come and go",
+        "1,000 players betting behind one box, all at once beside the server before who is "
+        "present was kept as the sockets come and go, then through a 15 s window beside "
+        "the server before a crowd's sign-ins were read together",
         (
             (
                 "benchmarks/load.py",
                 *("--bots", "7", "--behind", "1000", "--seconds", "10", "--warmup", "5"),
                 *("--bot-processes", "2", "--anchor", "af4ddf8"),
             ),
+            (
+                "benchmarks/load.py",
+                *("--bots", "7", "--behind", "1000", "--seconds", "20", "--warmup", "5"),
+                *("--bot-processes", "2", "--behind-spread", "--anchor", "bbd0504"),
+            ),
         ),
         ("server.md",),
-        minutes=5,
+        minutes=10,
+    ),
+    Group(
+        "load_generator",
+        "the bots' own CPU an action, beside the bots and server before the bots read "
+        "their sockets themselves",
+        (
+            (
+                "benchmarks/load.py",
+                *("--bots", "280", "--seconds", "10", "--warmup", "5"),
+                *("--bot-processes", "2", "--anchor", "bbd0504", "--anchor-bots"),
+            ),
+        ),
+        ("server.md",),
+        minutes=4,
     ),
     Group(
         "load_processes",
