@@ -232,7 +232,11 @@ class _Seat(asyncio.Protocol):
         Only the answer's head goes to the protocol: the frames after it are read here.
         An answer that is not ``101 Switching Protocols`` goes whole, with its body, and
         the protocol's verdict is raised once it has it."""
-        if data.startswith(b"HTTP/1.1 101 "):
+        switching = b"HTTP/1.1 101 "
+        if len(data) < len(switching) and switching.startswith(data):
+            self._pending = data  # too little yet to tell
+            return b""
+        if data.startswith(switching):
             end = data.find(b"\r\n\r\n")
             if end < 0:
                 self._pending = data
