@@ -144,9 +144,10 @@ async def _play(
     """Play on one socket until ``stop`` is set; raise what ended the socket before."""
     uri = parse_uri(base.replace("http", "ws", 1) + f"/ws/tables/{table}")
     loop = asyncio.get_running_loop()
+    protocol = ClientProtocol(uri, max_size=MAX_MESSAGE)
     transport, seat = await asyncio.wait_for(
         loop.create_connection(
-            lambda: _Seat(ClientProtocol(uri, max_size=2**20), player, token, think, stop, loop),
+            lambda: _Seat(protocol, player, token, think, stop, loop),
             uri.host,
             uri.port,
         ),
