@@ -14,6 +14,7 @@ from croupier.errors import BetError, IllegalActionError
 from croupier.events import CardDealt
 from croupier.presets import PRESETS, find_rules
 from croupier.round import Action, Phase, Round
+from croupier.round_state import PlacedBet, PlacedBets
 from croupier.shoe import CompositionCheck, FixedOrder, ShuffledShoe
 from croupier.table import Table
 from tests.drive import Recording, play_random_round
@@ -140,3 +141,55 @@ def test_composition_check_spans_the_rounds_of_a_shoe() -> None:
     second.place_bet("ann", 1, "25")
     second.close_bets()
     assert second.phase is Phase.VOID and "5.5.2" in (second.void_reason or "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.booleans(),
+            st.sampled_from(["ann", "bob", "cy"]),
+            st.integers(min_value=1, max_value=3),
+            st.sampled_from(["main", "perfect_pairs"]),
+            st.integers(min_value=1, max_value=500),
+        ),
+        max_size=60,
+    )
+)
+def test_the_layouts_index_answers_as_a_pass_over_its_bets_would(
+    steps: list[tuple[bool, str, int, str, int]],
+) -> None:
+    """RWS v5 1.26 (bets behind a box): the layout's bets found by key, each player's
+    bets and each box's initial total, kept as bets are placed, raised and withdrawn,
+    agree with a plain list of the bets in the order placed."""
+    bets = PlacedBets()
+    plain: list[PlacedBet] = []
+    for withdraw, player, box, bet, cents in steps:
+        found = next((p for p in plain if (p.player, p.box, p.bet) == (player, box, bet)), None)
+        if withdraw:
+            if found is not None:
+                plain.remove(found)
+                placed = bets.find(player, box, bet)
+                assert placed is not None
+                bets.remove(placed)
+            continue
+        amount = Decimal(cents) / 100
+        if found is None:
+            plain.append(PlacedBet(player, box, bet, amount))
+        else:
+            found.amount += amount
+        bets.add(player, box, bet, amount)
+        assert [(p.player, p.box, p.bet, p.amount) for p in bets] == [
+            (p.player, p.box, p.bet, p.amount) for p in plain
+        ]
+        for number in (1, 2, 3):
+            initial = sum(
+                (p.amount for p in plain if p.box == number and p.bet == "main"), Decimal(0)
+            )
+            assert bets.initial_on(number) == initial
+        for name in ("ann", "bob", "cy"):
+            assert [p.amount for p in bets.of(name)] == [
+                p.amount for p in plain if p.player == name
+            ]
+    assert set(bets.players()) == {p.player for p in plain}
+    assert PlacedBets(PlacedBet(p.player, p.box, p.bet, p.amount) for p in plain) == bets

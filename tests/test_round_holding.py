@@ -116,6 +116,10 @@ def test_restore_is_refused_under_other_rules_or_from_a_damaged_snapshot() -> No
     damaged = {**saved, "cursor": {"step": "nowhere"}}
     with pytest.raises(SnapshotError, match="damaged round snapshot"):
         Round.restore(damaged, find_rules("rws-v5"), None)
+    assert saved["bets"]
+    twice = {**saved, "bets": [*saved["bets"], saved["bets"][0]]}
+    with pytest.raises(SnapshotError, match=r"damaged round snapshot: .* has two main bets"):
+        Round.restore(twice, find_rules("rws-v5"), None)
     with pytest.raises(SnapshotError, match="not a round snapshot"):
         Round.restore([], find_rules("rws-v5"), None)
     assert isinstance(SnapshotError("x"), CroupierError)

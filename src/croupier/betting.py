@@ -53,18 +53,12 @@ def _require_betting(state: RoundState, what: str) -> None:
 
 
 def _placed(state: RoundState, player: str, box: int, bet: str) -> Decimal:
-    for placed in state.bets:
-        if placed.player == player and placed.box == box and placed.bet == bet:
-            return placed.amount
-    return ZERO
+    placed = state.bets.find(player, box, bet)
+    return ZERO if placed is None else placed.amount
 
 
 def _box_total(state: RoundState, box: int) -> Decimal:
-    total = ZERO
-    for placed in state.bets:
-        if placed.box == box and placed.bet == MAIN:
-            total += placed.amount
-    return total
+    return state.bets.initial_on(box)
 
 
 def box_totals(state: RoundState) -> dict[int, Decimal]:
@@ -159,21 +153,16 @@ def place_bet(state: RoundState, player: str, box: int, value: Decimal, bet: str
     if bet == MAIN and box not in state.seated:
         state.seated[box] = player
         seated = True
-    for placed in state.bets:
-        if placed.player == player and placed.box == box and placed.bet == bet:
-            placed.amount += value
-            break
-    else:
-        state.bets.append(PlacedBet(player, box, bet, value))
+    state.bets.add(player, box, bet, value)
     state.events.append(BetPlaced(player=player, box=box, bet=bet, amount=value, seated=seated))
 
 
 def verify_withdraw(state: RoundState, player: str, box: int, bet: str) -> PlacedBet:
     """The bet a withdrawal takes back, or :class:`BetError`."""
     _require_betting(state, "withdraw a bet")
-    for placed in state.bets:
-        if (placed.player, placed.box, placed.bet) == (player, box, bet):
-            return placed
+    placed = state.bets.find(player, box, bet)
+    if placed is not None:
+        return placed
     raise BetError(f"cannot withdraw a bet: {player} has no {bet} bet on box {box}")
 
 

@@ -272,7 +272,7 @@ def verify_walk_away(state: RoundState, player: str) -> None:
         raise IllegalActionError(
             f"cannot walk away with bets in play now (phase={state.phase.value})"
         )
-    if player in state.absent or not any(placed.player == player for placed in state.bets):
+    if player in state.absent or not state.bets.of(player):
         raise IllegalActionError(
             f"cannot walk away: {player} has no bet in play at this table "
             f"(phase={state.phase.value})"

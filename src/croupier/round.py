@@ -426,12 +426,30 @@ class Round:
 
     def _bets_of(self, players: Collection[str]) -> dict[str, Decimal]:
         """Before the deal: the money ``players`` have on the table."""
+        bets = self._state.bets
         staked: dict[str, Decimal] = {}
-        for placed in self._state.bets:
-            player = placed.player
-            if player in players:
-                staked[player] = staked.get(player, ZERO) + placed.amount
+        for player in players:
+            mine = bets.of(player)
+            if mine:
+                staked[player] = sum((placed.amount for placed in mine), ZERO)
         return staked
+
+    def bets_of(self, player: str) -> tuple[PlacedBet, ...]:
+        """``player``'s bets on the layout while bets are open, in the order placed.
+
+        >>> from croupier.presets import find_rules
+        >>> from croupier.shoe import FixedOrder
+        >>> game = Round(find_rules("rws-v5"), FixedOrder([]))
+        >>> _ = game.place_bet("ann", 1, "25"); _ = game.place_bet("bob", 1, "10")
+        >>> [(placed.box, placed.amount) for placed in game.bets_of("bob")]
+        [(1, Decimal('10.00'))]
+        """
+        return self._state.bets.of(player)
+
+    @property
+    def has_bets(self) -> bool:
+        """Whether any bet is on the layout (placed, not withdrawn)."""
+        return bool(self._state.bets)
 
     def seated_player(self, box: int) -> str | None:
         """The player who decides for a box."""

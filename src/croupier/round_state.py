@@ -12,6 +12,7 @@ so a round can be copied, pickled and written out as JSON at any point.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Flag, StrEnum, auto
@@ -39,6 +40,7 @@ __all__ = [
     "Owed",
     "Phase",
     "PlacedBet",
+    "PlacedBets",
     "RoundState",
     "Step",
     "Wager",
@@ -327,6 +329,114 @@ class PlacedBet:
     amount: Decimal
 
 
+class PlacedBets:
+    """The bets placed while bets are open, in the order placed, each found at once by
+    its player, box and bet, with each box's initial bets kept summed as they change.
+
+    A crowd betting behind one box (RWS v5 1.26) makes a thousand bets; a bet's checks
+    (the player's own bet, the box's total against the maximum) and a player's stake
+    then cost the same as with one.
+
+    >>> bets = PlacedBets()
+    >>> _ = bets.add("ann", 1, MAIN, Decimal("10")); _ = bets.add("bob", 1, MAIN, Decimal("5"))
+    >>> _ = bets.add("ann", 1, MAIN, Decimal("15"))
+    >>> [(placed.player, placed.amount) for placed in bets], bets.initial_on(1)
+    ([('ann', Decimal('25')), ('bob', Decimal('5'))], Decimal('30'))
+    >>> bets.remove(bets.find("ann", 1, MAIN)); bets.initial_on(1), bets.of("ann")
+    (Decimal('5'), ())
+    """
+
+    __slots__ = ("_by_key", "_by_player", "_initial")
+
+    def __init__(self, bets: Iterable[PlacedBet] = ()) -> None:
+        self._by_key: dict[tuple[str, int, str], PlacedBet] = {}
+        self._by_player: dict[str, dict[tuple[int, str], PlacedBet]] = {}
+        self._initial: dict[int, Decimal] = {}
+        if bets == ():
+            return  # a new round's layout
+        for placed in bets:
+            key = (placed.player, placed.box, placed.bet)
+            if key in self._by_key:
+                raise ValueError(f"{placed.player} has two {placed.bet} bets on box {placed.box}")
+            self._put(key, placed)
+
+    def __iter__(self) -> Iterator[PlacedBet]:
+        return iter(self._by_key.values())
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PlacedBets):
+            return NotImplemented
+        return list(self._by_key.values()) == list(other._by_key.values())
+
+    def __repr__(self) -> str:
+        return f"PlacedBets({list(self._by_key.values())!r})"
+
+    def find(self, player: str, box: int, bet: str) -> PlacedBet | None:
+        """``player``'s ``bet`` on ``box``, or ``None``."""
+        return self._by_key.get((player, box, bet))
+
+    def of(self, player: str) -> tuple[PlacedBet, ...]:
+        """``player``'s bets, in the order placed."""
+        mine = self._by_player.get(player)
+        return () if mine is None else tuple(mine.values())
+
+    def players(self) -> Iterable[str]:
+        """The players with a bet, each once."""
+        return self._by_player.keys()
+
+    def initial_on(self, box: int) -> Decimal:
+        """The initial bets on ``box``, added up (every player on it)."""
+        return self._initial.get(box, ZERO)
+
+    def add(self, player: str, box: int, bet: str, amount: Decimal) -> PlacedBet:
+        """Add ``amount`` to ``player``'s ``bet`` on ``box``, placed anew if he has none;
+        the bet as it now stands."""
+        key = (player, box, bet)
+        placed = self._by_key.get(key)
+        if placed is None:
+            self._by_key[key] = placed = PlacedBet(player, box, bet, amount)
+            mine = self._by_player.get(player)
+            if mine is None:
+                self._by_player[player] = {(box, bet): placed}
+            else:
+                mine[box, bet] = placed
+        else:
+            placed.amount += amount
+        if bet == MAIN:
+            initial = self._initial
+            initial[box] = initial.get(box, ZERO) + amount
+        return placed
+
+    def remove(self, placed: PlacedBet) -> None:
+        """Take ``placed`` off the layout."""
+        player, box, bet = placed.player, placed.box, placed.bet
+        del self._by_key[player, box, bet]
+        mine = self._by_player[player]
+        del mine[box, bet]
+        if not mine:
+            del self._by_player[player]
+        if bet == MAIN:
+            # Bets are positive: the box's total is nothing when its last one goes.
+            left = self._initial.get(box, ZERO) - placed.amount
+            if left:
+                self._initial[box] = left
+            else:
+                self._initial.pop(box, None)
+
+    def _put(self, key: tuple[str, int, str], placed: PlacedBet) -> None:
+        self._by_key[key] = placed
+        mine = self._by_player.get(placed.player)
+        if mine is None:
+            self._by_player[placed.player] = {(placed.box, placed.bet): placed}
+        else:
+            mine[placed.box, placed.bet] = placed
+        if placed.bet == MAIN:
+            self._initial[placed.box] = self._initial.get(placed.box, ZERO) + placed.amount
+
+
 @dataclass(slots=True)
 class Box:
     """A betting box in play: its seated player, its bets and its hands.
@@ -367,7 +477,7 @@ class RoundState:
     cursor: Cursor = field(default_factory=Cursor)
     events: list[Event] = field(default_factory=list)
     # Bets as placed while bets are open, and each box's first bettor.
-    bets: list[PlacedBet] = field(default_factory=list)
+    bets: PlacedBets = field(default_factory=PlacedBets)
     seated: dict[int, str] = field(default_factory=dict)
     # The boxes in play once bets are closed, from the dealer's left.
     boxes: list[Box] = field(default_factory=list)

@@ -49,6 +49,7 @@ from croupier.round_state import (
     Owed,
     Phase,
     PlacedBet,
+    PlacedBets,
     RoundState,
     Step,
     Wager,
@@ -249,6 +250,11 @@ def _read_placed(data: dict[str, Any]) -> PlacedBet:
     )
 
 
+def _read_bets(data: list[dict[str, Any]]) -> PlacedBets:
+    # A player's bet twice on one box is a damaged snapshot (ValueError, as above).
+    return PlacedBets(_read_placed(placed) for placed in data)
+
+
 def _read_hand(data: dict[str, Any]) -> Hand:
     hand = Hand(
         int(data["number"]),
@@ -331,7 +337,7 @@ def _read(data: dict[str, Any], rules: Rules, source: CardSource | None) -> Roun
         phase=Phase(data["phase"]),
         cursor=cursor,
         events=[event_from_json(event) for event in data["events"]],
-        bets=[_read_placed(placed) for placed in data["bets"]],
+        bets=_read_bets(data["bets"]),
         seated={int(box): str(player) for box, player in data["seated"].items()},
         boxes=boxes,
         results=results,

@@ -699,7 +699,7 @@ class TableRuntime:
         if game.phase in _OVER:
             self.deadline = _Deadline("next_round", now + config.pause_seconds)
         elif game.phase is Phase.BETTING:
-            if not game.placed_bets:
+            if not game.has_bets:
                 self.deadline = None
             elif self.deadline is None or self.deadline.kind != "betting":
                 self.deadline = _Deadline("betting", now + config.betting_seconds)
@@ -745,7 +745,7 @@ class TableRuntime:
     def _close_betting(self, now: float) -> Outcome | None:
         """ "No more bets": every bet on the layout plays, boxes under the minimum aside."""
         returned = self._return_boxes_under_minimum(now)
-        if not self.round.placed_bets:
+        if not self.round.has_bets:
             # Every bet went back: the round waits for bets as before.
             return returned
         try:
@@ -773,7 +773,7 @@ class TableRuntime:
                 f"no more bets ({self.rules.cite_no_more_bets}): the round is under way",
                 code="bets_closed",
             )
-        mine = [placed for placed in game.placed_bets if placed.player == player]
+        mine = game.bets_of(player)
         if not mine:
             raise ActionRefused(
                 "you have no bet on the layout: put chips on a betting spot first",
