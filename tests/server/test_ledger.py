@@ -13,6 +13,7 @@ import sqlalchemy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from croupier.server import db, ledger, rounds_store
 from croupier.server.errors import (
@@ -304,6 +305,44 @@ def test_a_round_closes_once(engine: sqlalchemy.Engine) -> None:
         close(engine, "r1", {1: D("30")}, "close-r1")
     assert snapshot(engine) == before
     assert balance(engine, 1) == D("110")
+
+
+def test_a_stake_asks_whether_its_round_closed_without_reading_the_rounds_stakes(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 1.26 (any number may bet behind a box): every stake asks whether its round
+    was already closed; the question is one look in the index of a round's transactions
+    by kind, never a read of the round's stakes (a crowd of a thousand made it a thousand
+    rows a bet).  The plan is the database's own; on PostgreSQL, as for a table too big
+    to read whole."""
+    new_round(engine, "r1")
+    for user in range(1, 41):
+        grant(engine, user, "100", f"g{user}")
+        stake(engine, user, "r1", "10", f"s{user}")
+    compiled = ledger._KEY_OR_CLOSING.statement.compile(dialect=engine.dialect)
+    assert isinstance(compiled, SQLCompiler)
+    values = compiled.construct_params({"key": "s41", "rid": "r1"})
+    with engine.begin() as conn:
+        if engine.dialect.name == "sqlite":
+            parameters: Any = tuple(values[name] for name in compiled.positiontup or ())
+            plan = " | ".join(
+                str(row[-1])
+                for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}", parameters)
+            )
+        else:
+            conn.exec_driver_sql("SET LOCAL enable_seqscan = off")
+            plan = " | ".join(
+                str(row[0])
+                for row in conn.exec_driver_sql(
+                    f"EXPLAIN {compiled}", compiled.construct_params(values)
+                )
+            )
+    assert "ix_transactions_round_id_kind" in plan, plan
+    assert "SCAN transactions" not in plan and "Seq Scan" not in plan, plan
+    assert re.search(r"round_id\)?(::text)? = .*kind|round_id=\? AND kind=\?", plan), plan
+    close(engine, "r1", {}, "close-r1")
+    with pytest.raises(LedgerError, match="already closed"):
+        stake(engine, 1, "r1", "5", "s41")
 
 
 def test_refund_never_exceeds_the_users_stake(engine: sqlalchemy.Engine) -> None:

@@ -34,7 +34,7 @@ def test_migrating_builds_the_schema_and_is_idempotent(fresh_db_url: str) -> Non
         assert reflected(engine) == {}
         db.migrate(engine)
         db.migrate(engine)
-        assert db.current_revision(engine) == db.head_revision() == "0006"
+        assert db.current_revision(engine) == db.head_revision() == "0007"
         expected = {
             name: {c.name for c in table.columns} for name, table in metadata.tables.items()
         }

@@ -156,10 +156,12 @@ transactions = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("idempotency_key", String(200), nullable=False, unique=True),
     Column("kind", String(32), nullable=False),
-    Column("round_id", String(64), nullable=True, index=True),
+    Column("round_id", String(64), nullable=True),
     Column("request_hash", String(64), nullable=False),
     Column("memo", String(200), nullable=False, server_default=""),
     Column("created_at", UTCDateTime(), nullable=False),
+    # A round's closing transactions found without reading its stakes (migration 0007).
+    Index(None, "round_id", "kind"),
 )
 
 legs = Table(
