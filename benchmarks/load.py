@@ -9,7 +9,9 @@ boxes each, and plays these phases:
    first round and the server's caches are behind it when the clock starts;
 1. ``--bots`` bots (default 500), each acting about once a second (a think time of
    one second before each action): rounds per second, actions per second, and the
-   p50/p99 latency from a decision sent to the event it causes;
+   p50/p99 latency from a decision sent to the event it causes (every action but a
+   bet), and from a bet sent to its answer (ack or error; its events go out with the
+   bets placed beside it, at most every 0.1 s);
 2. the same tables with bots that act as soon as they may (no think time), to find
    the most actions a second the server sustains.
 
@@ -1074,6 +1076,12 @@ def report(label: str, played: Played) -> None:
         f"{stats.actions / elapsed:8.1f} actions/s"
         f"   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   errors {stats.errors}"
     )
+    if stats.bet_answers:
+        p50, p99 = percentiles(stats.bet_answers)
+        print(
+            f"  {'':34s} bets: {len(stats.bet_answers)} answered   p50 {p50:6.1f} ms"
+            f"   p99 {p99:6.1f} ms (p50 and p99 above: the decisions, to their events)"
+        )
     if stats.error_codes:
         codes = ", ".join(f"{code} {count}" for code, count in sorted(stats.error_codes.items()))
         print(f"  {'':34s} refused: {codes}")

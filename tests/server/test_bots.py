@@ -44,8 +44,9 @@ def test_a_seated_bot_bets_on_its_own_box_unless_another_holds_it() -> None:
 
 
 class _Table:
-    """A table server on loopback that asks the bot to bet, then answers its bet as the
-    server does (ack, events, the new state), then stops the bot."""
+    """A table server on loopback that asks the bot to bet, answers its bet as the
+    server does (ack, events), asks it to decide on its hand, answers the decision with
+    its events, then stops the bot."""
 
     def __init__(self, stop: asyncio.Event) -> None:
         self.stop = stop
@@ -68,6 +69,17 @@ class _Table:
                 # Long enough to come in several pieces, and sent in fragments.
                 events = json.dumps({"type": "events", "round": "r1", "events": ["x" * 70_000]})
                 await socket.send([events[:1000], events[1000:]])
+                if message["op"] == "bet":
+                    hand = {"hand": 1, "total": 12, "cards": ["10H", "2S"]}
+                    turn = {
+                        **state,
+                        "phase": "playing",
+                        "turn": {"box": 1, "hand": 1, "yours": True},
+                        "legal_actions": ["hit", "stand"],
+                        "boxes": [{"box": 1, "hands": [hand]}],
+                    }
+                    await socket.send(json.dumps({"type": "state", "state": turn}))
+                    continue
                 await asyncio.sleep(0.05)  # the bot reads the events, then is stopped
                 self.stop.set()
 
@@ -79,8 +91,9 @@ async def _play_against(table: _Table, stats: BotStats, token: str | None) -> No
 
 
 def test_a_bot_times_its_action_to_the_events_that_answer_it() -> None:
-    """The load benchmark's latency: from an action sent to the events frame after it
-    (read by its type alone, the events left unparsed)."""
+    """The load benchmark's latency: from a decision sent to the events frame after it
+    (read by its type alone, the events left unparsed); a bet is timed to its ack (its
+    events go out with the bets beside it, at most every 0.1 s)."""
 
     async def scenario() -> tuple[BotStats, _Table]:
         table = _Table(asyncio.Event())
@@ -89,14 +102,15 @@ def test_a_bot_times_its_action_to_the_events_that_answer_it() -> None:
         return stats, table
 
     stats, table = asyncio.run(scenario())
-    assert [message["type"] for message in table.received] == ["auth", "action"]
+    assert [message["type"] for message in table.received] == ["auth", "action", "action"]
     assert table.received[0]["token"] == "t"
-    assert table.received[1]["op"] == "bet"
-    assert stats.actions == 1 and stats.errors == 0 and stats.welcomed == 1
+    assert [message["op"] for message in table.received[1:]] == ["bet", "hit"]
+    assert stats.actions == 2 and stats.errors == 0 and stats.welcomed == 1
+    assert len(stats.bet_answers) == 1 and 0 <= stats.bet_answers[0] < 5
     assert len(stats.latencies) == 1 and 0 <= stats.latencies[0] < 5
-    # The two welcomes, the ack, the events (two fragments: one message); the sign-in
-    # is the welcome that names the bot.
-    assert stats.frames == 4
+    # The two welcomes, each action's ack and events (two fragments: one message), and
+    # the state that asks for the decision; the sign-in is the welcome that names the bot.
+    assert stats.frames == 7
 
 
 def test_a_bot_signs_up_again_when_the_server_dies_mid_answer(
@@ -126,8 +140,8 @@ def test_a_bot_signs_up_again_when_the_server_dies_mid_answer(
 
     stats, table = asyncio.run(scenario())
     assert answers == ["cut", "token"]
-    assert stats.reconnects == 1 and stats.actions == 1
-    assert [message["type"] for message in table.received] == ["auth", "action"]
+    assert stats.reconnects == 1 and stats.actions == 2  # the bet and the decision asked for
+    assert [message["type"] for message in table.received] == ["auth", "action", "action"]
 
 
 def test_a_bot_whose_socket_the_server_closes_comes_back() -> None:
@@ -154,7 +168,7 @@ def test_a_bot_whose_socket_the_server_closes_comes_back() -> None:
         return stats
 
     stats = asyncio.run(scenario())
-    assert len(opened) == 2 and stats.reconnects == 1 and stats.actions == 1
+    assert len(opened) == 2 and stats.reconnects == 1 and stats.actions == 2
 
 
 def test_a_crowd_behind_waits_to_be_ready_and_skips_a_round_already_running() -> None:

@@ -56,8 +56,11 @@ class BotStats:
     """What bots did: actions sent and refused, bets accepted and refused, frames
     received, latencies (seconds), reconnections.
 
-    ``latencies``: from each action sent to the events that answer it;
-    ``bet_answers``: from each bet sent to its ack or error; ``welcomed``: sign-ins the
+    ``latencies``: from each decision sent (every action but a bet) to the events that
+    answer it; ``bet_answers``: from each bet sent to its ack or error (a bet's events
+    go out with the bets placed beside it, at most every
+    :data:`~croupier.server.hub.BETS_ANNOUNCED_EVERY`, so they time the table's
+    announcements, not the bet); ``welcomed``: sign-ins the
     table answered (its ``welcome`` naming the bot, not the one on connecting).
     """
 
@@ -449,13 +452,15 @@ class _Player:
         return action
 
     def send(self, op: str, args: dict[str, Any]) -> str:
-        """The message that sends the action ``op`` with ``args``, now: it is timed to
-        the events that answer it (a bet also to its ack or error)."""
+        """The message that sends the action ``op`` with ``args``, now: a decision is
+        timed to the events that answer it, a bet to its ack or error."""
         self._counter += 1
         key = f"{self.name}-{self._connection}-{self._counter}"
         self._pending = key
         self._pending_bet = self._chosen_round if op == "bet" else None
-        self._pending_at = self._sent[key] = time.perf_counter()
+        self._pending_at = time.perf_counter()
+        if op != "bet":
+            self._sent[key] = self._pending_at  # a bet is timed to its answer alone
         self.stats.actions += 1
         return json.dumps({"type": "action", "op": op, "args": args, "key": key})
 
