@@ -448,7 +448,16 @@ class Round:
 
     @property
     def has_bets(self) -> bool:
-        """Whether any bet is on the layout (placed, not withdrawn)."""
+        """Whether any bet is on the layout (placed, not withdrawn).
+
+        >>> from croupier.presets import find_rules
+        >>> from croupier.shoe import FixedOrder
+        >>> game = Round(find_rules("rws-v5"), FixedOrder([]))
+        >>> game.has_bets, game.place_bet("ann", 1, "25") is not None, game.has_bets
+        (False, True, True)
+        >>> _ = game.withdraw_bet("ann", 1); game.has_bets
+        False
+        """
         return bool(self._state.bets)
 
     def seated_player(self, box: int) -> str | None:
