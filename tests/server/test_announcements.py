@@ -7,21 +7,24 @@ import asyncio
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy
 
-from croupier.commands import PlaceBet
+from croupier.commands import Decline, PlaceBet
+from croupier.round import Phase
 from croupier.server import hub as hub_module
 from croupier.server.accounts import User
 from croupier.server.connections import Connection
 from croupier.server.db import connect, migrate
 from croupier.server.hub import BETS_ANNOUNCED_EVERY, Hub
-from croupier.server.operations import Apply, TakeBox, View
+from croupier.server.operations import Apply, ConfirmBets, TakeBox, View
 from croupier.server.roles import Role
 from croupier.server.runtime import TableConfig
 from croupier.server.settings import Settings
 from croupier.server.wire import Wire
+from croupier.shoe import ShuffledShoe
 from tests.server.tables import books, make_crowd
 from tests.server.test_wire import _Open, _Transport
 
@@ -153,15 +156,134 @@ def test_rws_v5_1_26_a_player_behind_leaving_is_not_announced_a_seated_one_is(
     engine.dispose()
 
 
-def _rws_table(tmp_path: Path, *names: str) -> tuple[sqlalchemy.Engine, Hub, dict[str, int]]:
-    """A hub running one rws-v5 table ("rws", a minute to bet) on a new SQLite
-    database, and the ids of ``names``, each with chips."""
+def _rws_table(
+    tmp_path: Path, *names: str, cards: str | None = None
+) -> tuple[sqlalchemy.Engine, Hub, dict[str, int]]:
+    """A hub running one rws-v5 table ("rws", a minute to bet, a minute for an offer)
+    on a new SQLite database, its shoe starting with ``cards`` if given, and the ids of
+    ``names``, each with chips."""
+    tmp_path.mkdir(exist_ok=True)
     url = f"sqlite:///{tmp_path / 'table.db'}"
     engine = connect(url)
     migrate(engine)
     ids = make_crowd(engine, *names)
-    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60)
-    return engine, Hub(engine, Settings(url=url, tables=(table,), cache_dir=None)), ids
+    table = TableConfig(id="rws", preset="rws-v5", betting_seconds=60, offer_seconds=60)
+    shoes = {} if cards is None else {"rws": ShuffledShoe.stacked(cards)}
+    settings = Settings(url=url, tables=(table,), cache_dir=None, shoes=shoes)
+    return engine, Hub(engine, settings), ids
+
+
+#: Two boxes and the dealer's Ace: 9 9 for box 1, 7 7 for box 2 (RWS v5 deals each box,
+#: the dealer's one card, then each box again).
+_ACE_UP = "9C 7C AS 9D 7D 5H 6H 4S 8S"
+
+
+def _insurance_declined(
+    tmp_path: Path, behind: int, watchers: int, *, at_once: bool = True
+) -> tuple[list[dict[str, Any]], int, list[str]]:
+    """ann and bob seated on boxes 1 and 2, ``behind`` players behind them; all bet, the
+    dealer shows an Ace, and every one of them declines insurance, all at once or one
+    after the other, watched by ``watchers`` sockets.  What the first watcher was sent
+    from the deal on, how many declined, and the books' problems."""
+    crowd = [f"back{n:02d}" for n in range(behind)]
+    players = ["ann", "bob", *crowd]
+    engine, hub, ids = _rws_table(tmp_path, *players, cards=_ACE_UP)
+    seen = [_Transport() for _ in range(watchers)]
+    start: list[int] = []
+
+    async def play() -> None:
+        await hub.start()
+        try:
+            for transport in seen:
+                _watch(hub, transport)
+            await hub.call("rws", TakeBox("ann", 1))
+            await hub.call("rws", TakeBox("bob", 2))
+            await _bet(hub, ids, "ann", 1)
+            await _bet(hub, ids, "bob", 2)
+            await asyncio.gather(*(_bet(hub, ids, name, n % 2 + 1) for n, name in enumerate(crowd)))
+            for name in players:
+                await hub.call("rws", ConfirmBets(name, hub.now()))
+            offers = hub.runtimes["rws"].round.offers
+            assert len(offers) == len(players)  # each one's insurance, behind too
+            await asyncio.sleep(2 * BETS_ANNOUNCED_EVERY)
+            start.append(len(seen[0].frames))
+            declines = [
+                Apply(
+                    Decline(offer.player, offer.box, offer.kind),
+                    now=hub.now(),
+                    user=ids[offer.player],
+                    key=f"no-{offer.player}",
+                    given=frozenset({"box", "kind"}),
+                )
+                for offer in offers
+            ]
+            if at_once:
+                await asyncio.gather(*(hub.call("rws", decline) for decline in declines))
+            else:
+                for decline in declines:
+                    await hub.call("rws", decline)
+                    await hub.call("rws", View(viewer=None, dealer=False))  # its state is out
+            await hub.call("rws", View(viewer=None, dealer=False))  # after the last
+            assert hub.runtimes["rws"].round.phase is Phase.PLAYER_TURNS
+        finally:
+            await hub.stop()
+
+    asyncio.run(play())
+    messages = [json.loads(text) for text in _texts(b"".join(seen[0].frames[start[0] :]))]
+    problems = books(engine)
+    engine.dispose()
+    return messages, len(players), problems
+
+
+def test_rws_v5_1_26_a_crowds_declines_of_insurance_are_announced_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RWS v5 1.26 (bets behind a box) and 3.8 (insurance, offered to each player when
+    the dealer's card is an Ace): before a crowd, what the declines did goes out in a few
+    announcements, not a state to every socket a decline, whether they come together
+    (one commit) or one by one; every decline's events come, in order, and the last
+    state is the players' turns."""
+    for at_once in (True, False):
+        monkeypatch.setattr(hub_module, "OFFERS_HELD_FROM", 3)
+        _crowd_declines(tmp_path / str(at_once), at_once=at_once)
+
+
+def _crowd_declines(tmp_path: Path, *, at_once: bool) -> None:
+    messages, declined, problems = _insurance_declined(
+        tmp_path, behind=30, watchers=3, at_once=at_once
+    )
+    states = [m["state"] for m in messages if m["type"] == "state"]
+    events = [m for m in messages if m["type"] == "events"]
+    answered = [e for m in events for e in m["events"] if e["type"] == "offer_declined"]
+    assert len(answered) == declined == 32
+    assert [m["first"] for m in events[1:]] == [
+        m["first"] + len(m["events"]) for m in events[:-1]
+    ]  # each announcement starts where the one before ended: nothing missed
+    assert len(states) < declined / 2
+    assert states[-1]["phase"] == "player-turns" and states[-1]["offers"] == []
+    assert problems == []
+
+
+def test_rws_v5_3_8_each_decline_at_a_table_of_a_few_is_announced_at_once(
+    tmp_path: Path,
+) -> None:
+    """RWS v5 3.8: at a table watched by fewer than ``OFFERS_HELD_FROM`` sockets, each
+    answer to an offer is a decision, and its state goes out at once (before the work
+    queued after it); answers committed together go out as one state."""
+    messages, declined, problems = _insurance_declined(
+        tmp_path / "apart", behind=0, watchers=1, at_once=False
+    )
+    states = [m["state"] for m in messages if m["type"] == "state"]
+    assert declined == 2 and [len(state["offers"]) for state in states] == [1, 0]
+    assert problems == []
+    messages, declined, problems = _insurance_declined(
+        tmp_path / "together", behind=0, watchers=1, at_once=True
+    )
+    states = [m["state"] for m in messages if m["type"] == "state"]
+    events = [e for m in messages if m["type"] == "events" for e in m["events"]]
+    assert [e["type"] for e in events].count("offer_declined") == declined == 2
+    assert len(states) <= 2 and states[-1]["offers"] == []
+    assert problems == []
 
 
 def _watch(hub: Hub, transport: _Transport, user: User | None = None) -> None:

@@ -123,6 +123,9 @@ class TableActor:
         self._retry_at: float | None = None
         #: Seconds the last piece of work waited in the queue (the table's lag).
         self.lag = 0.0
+        #: While a result of inputs run together is announced: whether one of the same
+        #: commit comes after it (its announcement can wait for theirs).
+        self.more_to_announce = False
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -276,15 +279,24 @@ class TableActor:
             return
         self.lag = asyncio.get_running_loop().time() - batch[0].queued
         outcomes = await together([work.run for work in batch])
-        for work, (result, error) in zip(batch, outcomes, strict=True):
+        announced = [
+            index
+            for index, (work, (_, error)) in enumerate(zip(batch, outcomes, strict=True))
+            if error is None and work.then is not None
+        ]
+        last = announced[-1] if announced else -1
+        for index, (work, (result, error)) in enumerate(zip(batch, outcomes, strict=True)):
             if error is not None:
                 self._failed(work, error)
                 continue
             try:
                 if work.then is not None:
+                    self.more_to_announce = index < last
                     await work.then(result)
             except Exception:
                 _log.exception("table %s: announcing a result failed", self.name)
+            finally:
+                self.more_to_announce = False
             if work.done is not None and not work.done.done():
                 work.done.set_result(result)
 

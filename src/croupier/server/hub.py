@@ -97,6 +97,21 @@ BETS_ANNOUNCED_EVERY = 0.1
 #: :data:`BETS_ANNOUNCED_AT_MOST`: every announcement is a state to each socket.
 BETS_ANNOUNCED_A_SOCKET = 0.0005
 BETS_ANNOUNCED_AT_MOST = 1.0
+#: While a table's offers are open (insurance, even money, surrender), the sockets from
+#: which what each answer did is held for the next announcement as bets are: before a
+#: crowd behind the boxes, a thousand declines were a state to every socket each (a
+#: million frames); before fewer, each decision goes out at once.
+OFFERS_HELD_FROM = 100
+
+
+def _merged(outcomes: Sequence[Outcome]) -> Outcome:
+    """Consecutive outcomes at a table as one announcement: their events in order, from
+    the first one's place in the round, over if the last one ended the round."""
+    if len(outcomes) == 1:
+        return outcomes[0]
+    events = [event for outcome in outcomes for event in outcome.events]
+    last = outcomes[-1]
+    return Outcome(events, last.over, last.seq, first=outcomes[0].first)
 
 
 def bets_announced_every(sockets: int) -> float:
@@ -333,26 +348,41 @@ class Hub:
         While the table takes bets, what its bets did is held and goes out together
         after the work queued meanwhile (:meth:`_hold`): a crowd betting behind makes
         one announcement a burst, not one each (each state shows every bet, so one
-        each grew with the square of the crowd).
+        each grew with the square of the crowd).  So are the answers to offers before
+        :data:`OFFERS_HELD_FROM` sockets or more: a crowd's declines of insurance.
         """
         if outcome is not None and outcome.over:
             self.metrics.rounds.labels(table=table).inc()
             if outcome.close_seconds is not None:
                 self.metrics.round_close_seconds.labels(table=table).observe(outcome.close_seconds)
         runtime = self.runtimes.get(table)
+        actor = self.actors.get(table)
         if (
             outcome is not None
             and not outcome.over
             and runtime is not None
-            and runtime.round.phase is Phase.BETTING
-            and table in self.actors
+            and actor is not None
+            and (actor.more_to_announce or self._holds(table, runtime.round.phase))
         ):
             self._hold(table, outcome)
         else:
-            await self._let_out(table)
+            # What was held goes out with this, in one announcement: the inputs run
+            # together in one commit (a crowd's answers) are one state, not one each.
+            held = self._held.pop(table, None)
+            if held and table in self.runtimes:
+                self._let_out_at[table] = asyncio.get_running_loop().time()
+                outcome = _merged(held if outcome is None else [*held, outcome])
             await self.broadcast(table, outcome)
         if balances:
             self.push_balances(table, balances)
+
+    def _holds(self, table: str, phase: Phase) -> bool:
+        """Whether what an input just did at ``table``, now in ``phase``, waits for the
+        next announcement: while bets are taken, always (a bet is answered by its ack,
+        its events are the layout's news); while offers are open, before a crowd."""
+        if phase is Phase.BETTING:
+            return True
+        return phase is Phase.OFFERS and len(self.connections[table]) >= OFFERS_HELD_FROM
 
     def _hold(self, table: str, outcome: Outcome) -> None:
         """Keep ``outcome`` for the table's next announcement, and have one made after
@@ -385,9 +415,7 @@ class Hub:
         if not held or table not in self.runtimes:
             return
         self._let_out_at[table] = asyncio.get_running_loop().time()
-        events = [event for outcome in held for event in outcome.events]
-        merged = Outcome(events, False, held[-1].seq, first=held[0].first)
-        await self.broadcast(table, merged)
+        await self.broadcast(table, _merged(held))
 
     # -- running --------------------------------------------------------------------------------
 
