@@ -97,10 +97,10 @@ BETS_ANNOUNCED_EVERY = 0.1
 #: :data:`BETS_ANNOUNCED_AT_MOST`: every announcement is a state to each socket.
 BETS_ANNOUNCED_A_SOCKET = 0.0005
 BETS_ANNOUNCED_AT_MOST = 1.0
-#: While a table's offers are open (insurance, even money, surrender), the sockets from
-#: which what each answer did is held for the next announcement as bets are: before a
+#: From this many sockets at a table, what each answer to an offer (insurance, even
+#: money, surrender) did is held for the next announcement, as a bet's is: before a
 #: crowd behind the boxes, a thousand declines were a state to every socket each (a
-#: million frames); before fewer, each decision goes out at once.
+#: million frames).  Before fewer, each answer, a decision, goes out at once.
 OFFERS_HELD_FROM = 100
 
 
