@@ -327,7 +327,7 @@ def head_revision() -> str:
     """The newest migration revision shipped with this package.
 
     >>> head_revision()
-    '0006'
+    '0007'
     """
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:
