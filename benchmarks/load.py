@@ -580,9 +580,9 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
     # The crowd behind bets once every process's crowd has signed in, not on a round
     # left open by the phase before while the others still sign in.
     ready = asyncio.Event()
+    think = job["behind_think"]
     for name, token, table, box in job["behind"]:
         # Players behind answer a box's bet within its window, after their think time.
-        think = job["behind_think"]
         backer = run_bot(
             base,
             name,
@@ -1174,7 +1174,8 @@ def parser() -> argparse.ArgumentParser:
     options.add_argument(
         "--behind-spread",
         action="store_true",
-        help="the players behind bet through a 15 s window, not all at once",
+        help=f"the players behind bet through a {SPREAD_BETTING_SECONDS:g} s window, not all "
+        "at once",
     )
     options.add_argument(
         "--warmup", type=float, default=10.0, help="seconds of play before the first phase"
@@ -1289,7 +1290,7 @@ def play_phases(servers: list[Server], arguments: argparse.Namespace) -> None:
     if arguments.watchers or arguments.behind:
         crowd = [f"{arguments.watchers} watchers"] if arguments.watchers else []
         if arguments.behind:
-            how = "through 15 s" if arguments.behind_spread else "at once"
+            how = f"through {SPREAD_BETTING_SECONDS:g} s" if arguments.behind_spread else "at once"
             crowd.append(f"{arguments.behind} behind ({how})")
         titles["watched"] = f"same, {' and '.join(crowd)} on {WATCHED}"
     several = len(servers) > 1

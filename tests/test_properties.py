@@ -191,5 +191,10 @@ def test_the_layouts_index_answers_as_a_pass_over_its_bets_would(
             assert [p.amount for p in bets.of(name)] == [
                 p.amount for p in plain if p.player == name
             ]
-    assert set(bets.players()) == {p.player for p in plain}
+    assert {name for name in ("ann", "bob", "cy") if bets.of(name)} == {p.player for p in plain}
+    totals: dict[int, Decimal] = {}
+    for p in plain:
+        if p.bet == "main":
+            totals[p.box] = totals.get(p.box, Decimal(0)) + p.amount
+    assert bets.initial_totals() == totals
     assert PlacedBets(PlacedBet(p.player, p.box, p.bet, p.amount) for p in plain) == bets

@@ -57,17 +57,9 @@ def _placed(state: RoundState, player: str, box: int, bet: str) -> Decimal:
     return ZERO if placed is None else placed.amount
 
 
-def _box_total(state: RoundState, box: int) -> Decimal:
-    return state.bets.initial_on(box)
-
-
 def box_totals(state: RoundState) -> dict[int, Decimal]:
-    """Each box's initial bets, added up (every player on it), in one pass."""
-    totals: dict[int, Decimal] = {}
-    for placed in state.bets:
-        if placed.bet == MAIN:
-            totals[placed.box] = totals.get(placed.box, ZERO) + placed.amount
-    return totals
+    """Each box's initial bets, added up (every player on it), as the layout keeps them."""
+    return state.bets.initial_totals()
 
 
 def short_of_minimum(state: RoundState) -> dict[int, Decimal]:
@@ -109,7 +101,7 @@ def verify_place_bet(
             f"{rules.side_bet_maximum}"
         )
     if bet in _UNDER_OVER:
-        initial = _box_total(state, box)
+        initial = state.bets.initial_on(box)
         if initial and own > initial:
             raise BetError(
                 f"cannot place a bet: {bet} bet of {own} is over box {box}'s initial bet "
@@ -137,7 +129,7 @@ def _check_initial_bet(state: RoundState, player: str, box: int, value: Decimal)
     if seated is None or seated == player:
         # The seated player has the priority (5.1): the bets behind him do not count.
         return
-    total = _box_total(state, box) + value
+    total = state.bets.initial_on(box) + value
     if total > rules.maximum_bet:
         room = rules.maximum_bet - (total - own)
         raise BetError(

@@ -383,13 +383,13 @@ class PlacedBets:
         mine = self._by_player.get(player)
         return () if mine is None else tuple(mine.values())
 
-    def players(self) -> Iterable[str]:
-        """The players with a bet, each once."""
-        return self._by_player.keys()
-
     def initial_on(self, box: int) -> Decimal:
         """The initial bets on ``box``, added up (every player on it)."""
         return self._initial.get(box, ZERO)
+
+    def initial_totals(self) -> dict[int, Decimal]:
+        """Each box with an initial bet, and its initial bets added up."""
+        return dict(self._initial)
 
     def add(self, player: str, box: int, bet: str, amount: Decimal) -> PlacedBet:
         """Add ``amount`` to ``player``'s ``bet`` on ``box``, placed anew if he has none;
@@ -397,17 +397,12 @@ class PlacedBets:
         key = (player, box, bet)
         placed = self._by_key.get(key)
         if placed is None:
-            self._by_key[key] = placed = PlacedBet(player, box, bet, amount)
-            mine = self._by_player.get(player)
-            if mine is None:
-                self._by_player[player] = {(box, bet): placed}
-            else:
-                mine[box, bet] = placed
-        else:
-            placed.amount += amount
+            placed = PlacedBet(player, box, bet, amount)
+            self._put(key, placed)
+            return placed
+        placed.amount += amount
         if bet == MAIN:
-            initial = self._initial
-            initial[box] = initial.get(box, ZERO) + amount
+            self._initial[box] += amount
         return placed
 
     def remove(self, placed: PlacedBet) -> None:

@@ -279,12 +279,15 @@ class TableActor:
             return
         self.lag = asyncio.get_running_loop().time() - batch[0].queued
         outcomes = await together([work.run for work in batch])
-        announced = [
-            index
-            for index, (work, (_, error)) in enumerate(zip(batch, outcomes, strict=True))
-            if error is None and work.then is not None
-        ]
-        last = announced[-1] if announced else -1
+        # The last result announced: those before it can wait for its announcement.
+        last = max(
+            (
+                index
+                for index, (work, (_, error)) in enumerate(zip(batch, outcomes, strict=True))
+                if error is None and work.then is not None
+            ),
+            default=-1,
+        )
         for index, (work, (result, error)) in enumerate(zip(batch, outcomes, strict=True)):
             if error is not None:
                 self._failed(work, error)

@@ -368,9 +368,8 @@ class Hub:
         else:
             # What was held goes out with this, in one announcement: the inputs run
             # together in one commit (a crowd's answers) are one state, not one each.
-            held = self._held.pop(table, None)
-            if held and table in self.runtimes:
-                self._let_out_at[table] = asyncio.get_running_loop().time()
+            held = self._take_held(table)
+            if held:
                 outcome = _merged(held if outcome is None else [*held, outcome])
             await self.broadcast(table, outcome)
         if balances:
@@ -411,11 +410,18 @@ class Hub:
 
     async def _let_out(self, table: str) -> None:
         """Broadcast the outcomes held for ``table``, as one."""
+        held = self._take_held(table)
+        if held:
+            await self.broadcast(table, _merged(held))
+
+    def _take_held(self, table: str) -> list[Outcome]:
+        """The outcomes held for ``table``, now going out (none for a table not run
+        here any more)."""
         held = self._held.pop(table, None)
         if not held or table not in self.runtimes:
-            return
+            return []
         self._let_out_at[table] = asyncio.get_running_loop().time()
-        await self.broadcast(table, _merged(held))
+        return held
 
     # -- running --------------------------------------------------------------------------------
 

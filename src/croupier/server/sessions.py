@@ -31,7 +31,7 @@ import sqlalchemy as sa
 
 from croupier.server import accounts
 from croupier.server.errors import SessionExpired
-from croupier.server.together import ReadTogether
+from croupier.server.together import ReadTogether, settle
 
 __all__ = [
     "SESSIONS_RENEWED_EVERY",
@@ -182,18 +182,18 @@ class Sessions:
                         alive = await asyncio.to_thread(self.confirm_all, set(batch), now)
                 except Exception as problem:  # each waiting command is refused with it
                     for future, _ in batch.values():
-                        _settle(future, problem)
+                        settle(future, exception=problem)
                     continue
                 for token, (future, _) in batch.items():
                     if token in alive:
-                        _settle(future, None)
+                        settle(future)
                         continue
                     try:
                         await asyncio.to_thread(self.confirm, token, now)
                     except Exception as problem:
-                        _settle(future, problem)
+                        settle(future, exception=problem)
                     else:
-                        _settle(future, None)
+                        settle(future)
         finally:
             self._asking = False
 
@@ -303,16 +303,6 @@ class Sessions:
             gone = str(body["forget_session"])
             for token in [t for t in self._trusted if accounts.hash_token(t) == gone]:
                 self._trusted.pop(token, None)
-
-
-def _settle(future: asyncio.Future[None], problem: Exception | None) -> None:
-    """Give a waiting command the database's word (nothing if it went away)."""
-    if future.done():
-        return
-    if problem is None:
-        future.set_result(None)
-    else:
-        future.set_exception(problem)
 
 
 def _utc(now: float) -> datetime:

@@ -26,7 +26,7 @@ import asyncio
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Generic, TypeVar
 
-__all__ = ["ReadTogether"]
+__all__ = ["ReadTogether", "settle"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -75,21 +75,23 @@ class ReadTogether(Generic[K, V]):
                     values = await asyncio.to_thread(self._read, set(batch))
                 except Exception as problem:
                     for future in batch.values():
-                        _settle(future, exception=problem)
+                        settle(future, exception=problem)
                     continue
                 for key, future in batch.items():
                     value = values[key] if key in values else KeyError(key)
                     if isinstance(value, Exception):
-                        _settle(future, exception=value)
+                        settle(future, exception=value)
                     else:
-                        _settle(future, value=value)
+                        settle(future, value=value)
         finally:
             self._reader = None
 
 
-def _settle(
+def settle(
     future: asyncio.Future[Any], *, value: Any = None, exception: Exception | None = None
 ) -> None:
+    """Give a waiting caller its answer: ``exception`` raised, else ``value`` (nothing
+    if it went away)."""
     if future.done():
         return
     if exception is not None:
