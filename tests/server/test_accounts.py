@@ -19,7 +19,7 @@ from croupier.server.errors import (
     SessionExpired,
 )
 from croupier.server.roles import Role
-from croupier.server.schema import sessions, users
+from croupier.server.schema import play_sessions, sessions, users
 
 T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
 PASSWORD = "correct horse"
@@ -258,6 +258,50 @@ def test_a_signed_in_socket_confirms_its_session_in_two_statements(
         accounts.disable(conn, "alice", now=T0)
     with engine.begin() as conn, pytest.raises(SessionExpired):
         accounts.confirm(conn, other, now=T0)
+
+
+def test_the_sessions_due_are_confirmed_together_in_two_statements(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """The table server confirms every socket's session due in one transaction
+    (``confirm_alive``): two statements for all of them, not two each, and the same
+    answer ``confirm`` gives one by one: a live session is marked used and its player's
+    session of play goes on; an idle, unknown or disabled one is left as it is."""
+    alice, bob, carol = register(engine), register(engine, "bob"), register(engine, "carol")
+    tokens = [sign_in(engine, PASSWORD, T0) for _ in range(3)]
+    bobs = sign_in(engine, PASSWORD, T0, name="bob")
+    carols = sign_in(engine, PASSWORD, T0, name="carol")
+    with engine.begin() as conn:
+        accounts.disable(conn, "carol", now=T0)
+        for token in (*tokens, bobs):  # each player's session of play begins
+            accounts.confirm(conn, token, now=T0)
+    later = T0 + accounts.IDLE - timedelta(minutes=1)
+    with engine.begin() as conn:
+        statements = trace(conn)
+        alive = accounts.confirm_alive(conn, {*tokens, bobs, carols, "unknown"}, now=later)
+    assert alive == {*tokens, bobs}
+    assert len(statements) == 2
+    with engine.connect() as conn:
+        seen = dict(conn.execute(select(sessions.c.token_hash, sessions.c.last_seen)).all())
+        active = dict(
+            conn.execute(select(play_sessions.c.user_id, play_sessions.c.last_active_at)).all()
+        )
+    for token in (*tokens, bobs):
+        assert seen[accounts.hash_token(token)] == later
+    assert accounts.hash_token(carols) not in seen  # disabling her ended her sessions
+    assert active == {alice: later, bob: later, carol: T0}
+    # A player with no session of play going on starts one, as ``confirm`` would.
+    with engine.begin() as conn:
+        conn.execute(play_sessions.delete().where(play_sessions.c.user_id == bob))
+        assert accounts.confirm_alive(conn, {bobs}, now=later) == {bobs}
+        started = conn.execute(
+            select(play_sessions.c.started_at).where(play_sessions.c.user_id == bob)
+        )
+        assert started.scalar_one() == later
+    # Past its idle time a session is not confirmed (``authenticate`` says why, later).
+    gone = later + accounts.IDLE + timedelta(seconds=1)
+    with engine.begin() as conn:
+        assert accounts.confirm_alive(conn, {*tokens, bobs}, now=gone) == set()
 
 
 def test_unknown_tokens_and_naive_times_are_refused(engine: sqlalchemy.Engine) -> None:

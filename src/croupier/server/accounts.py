@@ -50,6 +50,7 @@ from croupier.server.roles import Role
 from croupier.server.schema import ROLES, login_throttle, sessions, users
 
 __all__ = [
+    "CONFIRMED_TOGETHER",
     "FREE_FAILURES",
     "IDLE",
     "MAX_BACKOFF",
@@ -63,6 +64,7 @@ __all__ = [
     "check_name",
     "check_password",
     "confirm",
+    "confirm_alive",
     "create",
     "disable",
     "hash_token",
@@ -463,6 +465,28 @@ _CONFIRM = (
 )
 
 
+#: The most sessions :func:`confirm_alive` confirms in one statement (the list of
+#: their hashes is bound as one parameter each).
+CONFIRMED_TOGETHER = 500
+
+# Every live session of a list of them, as ``_CONFIRM`` does one.
+_CONFIRM_ALL = (
+    update(sessions)
+    .where(
+        sessions.c.token_hash.in_(bindparam("tokens", expanding=True)),
+        sessions.c.last_seen >= bindparam("alive_since", type_=sessions.c.last_seen.type),
+        sqlalchemy.exists().where(users.c.id == sessions.c.user_id, users.c.disabled_at.is_(None)),
+    )
+    .values(
+        last_seen=sqlalchemy.case(
+            (sessions.c.last_seen < bindparam("now"), bindparam("now")),
+            else_=sessions.c.last_seen,
+        )
+    )
+    .returning(sessions.c.token_hash, sessions.c.user_id)
+)
+
+
 def confirm(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> int:
     """The id of a session's user, the session marked as used now, as
     :func:`authenticate` does, for a socket that signed in already.
@@ -487,20 +511,27 @@ def confirm_alive(conn: sqlalchemy.Connection, tokens: Iterable[str], *, now: da
     are left as they are (:func:`authenticate` says why when one is next used).
 
     One transaction for every socket whose session is due to be confirmed again (the
-    table server's, in the background), not one each.
+    table server's, in the background), not one each; two statements for all of them
+    (:data:`CONFIRMED_TOGETHER` at a time), and the sessions of play, not two each.
     """
     _aware(now)
+    by_hash = {hash_token(token): token for token in tokens}
+    hashes = sorted(by_hash)
     alive: set[str] = set()
     players: set[int] = set()
-    for token in tokens:
-        user_id = conn.execute(
-            _CONFIRM, {"token": hash_token(token), "alive_since": now - IDLE, "now": now}
-        ).scalar_one_or_none()
-        if user_id is not None:
-            alive.add(token)
+    for start in range(0, len(hashes), CONFIRMED_TOGETHER):
+        rows = conn.execute(
+            _CONFIRM_ALL,
+            {
+                "tokens": hashes[start : start + CONFIRMED_TOGETHER],
+                "alive_since": now - IDLE,
+                "now": now,
+            },
+        )
+        for token_hash, user_id in rows:
+            alive.add(by_hash[token_hash])
             players.add(int(user_id))
-    for player in sorted(players):
-        play_sessions.touch(conn, player, now)
+    play_sessions.touch_all(conn, players, now)
     return alive
 
 

@@ -23,6 +23,7 @@ datetime.datetime(2026, 1, 1, 15, 0, tzinfo=datetime.timezone.utc)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -43,6 +44,7 @@ __all__ = [
     "next_reality_check",
     "stats",
     "touch",
+    "touch_all",
 ]
 
 AWAY = timedelta(minutes=30)
@@ -150,6 +152,43 @@ def touch(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> PlaySessi
             update(play_sessions).where(play_sessions.c.id == session.id).values(last_active_at=now)
         )
     return session
+
+
+# Each player's latest session of play goes on, for many players in one statement
+# (the ids of the players whose session did).
+_GO_ON_ALL = (
+    update(play_sessions)
+    .where(
+        play_sessions.c.id.in_(
+            select(sqlalchemy.func.max(play_sessions.c.id))
+            .where(play_sessions.c.user_id.in_(bindparam("who", expanding=True)))
+            .group_by(play_sessions.c.user_id)
+        ),
+        play_sessions.c.last_active_at
+        >= bindparam("alive_since", type_=play_sessions.c.last_active_at.type),
+    )
+    .values(
+        last_active_at=sqlalchemy.case(
+            (play_sessions.c.last_active_at < bindparam("now"), bindparam("now")),
+            else_=play_sessions.c.last_active_at,
+        )
+    )
+    .returning(play_sessions.c.user_id)
+)
+
+
+def touch_all(conn: sqlalchemy.Connection, user_ids: Iterable[int], now: datetime) -> None:
+    """The players are here at ``now``: each one's session of play goes on, or a new
+    one starts, as :func:`touch` does one by one.  Those whose session goes on (all but
+    the rare player back after :data:`AWAY`) cost one statement together."""
+    who = sorted(set(user_ids))
+    if not who:
+        return
+    went_on = conn.execute(
+        _GO_ON_ALL, {"who": who, "alive_since": now - AWAY, "now": now}
+    ).scalars()
+    for user_id in sorted(set(who) - {int(user) for user in went_on}):
+        touch(conn, user_id, now)
 
 
 def next_reality_check(
