@@ -100,6 +100,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ownership = ownership
     app.state.hub = hub
     app.state.figures = RtpCache(settings.cache_dir)
+    #: The threads working out the lobby's figures at start (``/health`` says while).
+    app.state.warming = []
     # The tables' history, kept for this application's database alone.
     app.state.histories = history.HistoryCache()
     app.state.throttle = AddressThrottle(engine)
@@ -128,8 +130,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     await hub.start()
     if settings.rtp_at_start:
         rule_sets = [find_preset(config.preset).rules for config in settings.tables]
-        warm_charts(rule_sets)  # the charts first: seconds, where the RTP takes longer
-        figures.warm(rule_sets)
+        # The charts first: seconds, where the RTP takes longer.
+        app.state.warming = [warm_charts(rule_sets), figures.warm(rule_sets)]
     try:
         yield
     finally:

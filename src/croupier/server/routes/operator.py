@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 import sqlalchemy as sa
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from croupier.server.dependencies import Database, TableHub
@@ -19,10 +19,13 @@ router = APIRouter(tags=["operator"])
 
 
 @router.get("/health", responses={503: {"model": ErrorOut}})
-def health(database: Database, hub: TableHub) -> dict[str, Any]:
+def health(request: Request, database: Database, hub: TableHub) -> dict[str, Any]:
     """The server is up, reaches its database, and the queue and lag of each table it
     runs (in a cluster, the other processes run the rest); ``pid`` is the process that
-    answered, ``sockets`` the table sockets open at it, by table.  503 when the
+    answered, ``sockets`` the table sockets open at it, by table; ``figures`` is
+    ``"warming"`` while the tables' strategy charts and RTP are being worked out at
+    start (a minute or more on a machine whose cache is empty, a core's worth), then
+    ``"ready"``.  503 when the
     database does not answer, when this process cannot renew its tables' leases, or
     when it runs no table while tables wait for a process (a single server whose
     tables were taken over; a cluster whose tables nobody runs)."""
@@ -47,6 +50,9 @@ def health(database: Database, hub: TableHub) -> dict[str, Any]:
         "status": "ok",
         "database": "ok",
         "pid": os.getpid(),
+        "figures": (
+            "warming" if any(thread.is_alive() for thread in request.app.state.warming) else "ready"
+        ),
         # A table whose lease was just lost is not listed, even before its actor stops.
         "tables": {
             table: {"queue": actor.waiting, "lag_seconds": round(actor.lag, 6)}
