@@ -98,7 +98,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -113,7 +113,8 @@ from croupier.server.bots import BotStats
 BOXES = 7
 #: The table the watchers and the bots betting behind are at.
 WATCHED = "t000"
-#: Seconds the bots have to connect, log in and sit down before a phase is measured.
+#: Seconds the bots are given to connect, log in and sit down before a phase is measured
+#: (the clock waits for the last of them all the same).
 SETTLE_SECONDS = 3.0
 #: Seconds a server has to finish the rounds in play after SIGTERM before it is killed.
 STOP_SECONDS = 90.0
@@ -564,9 +565,10 @@ async def sleep_until(moment: float) -> None:
     await asyncio.sleep(max(0.0, moment - time.time()))
 
 
-async def play(job: dict[str, Any]) -> dict[str, Any]:
+async def play(job: dict[str, Any], go: Callable[[], Awaitable[float]]) -> dict[str, Any]:
     """One process's part of a phase (see :func:`child`): what its bots, its bots
-    betting behind and its watchers did in the measured window."""
+    betting behind and its watchers did in the measured window, which starts when
+    ``go`` says (asked once its bots are seated)."""
     from croupier.server.bots import run_bot
 
     base: str = job["base"]
@@ -612,6 +614,12 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
     for name, token, table, box in job["bots"]:
         player = run_bot(base, name, table, box, stop, players, think=job["think"], token=token)
         tasks.append(asyncio.create_task(player))
+    # The clock starts once every process's bots have signed in (on a slow machine, 500
+    # sign-ins took longer than the lead, and were measured as the tables' cost).
+    seated_from = time.perf_counter()
+    while players.welcomed < len(job["bots"]) and time.perf_counter() - seated_from < 120:
+        await asyncio.sleep(0.05)
+    job["start"] = await go()
     await sleep_until(job["start"])
     marks = marked(players), watching.frames
     watching.delays.clear()
@@ -637,12 +645,21 @@ def child() -> None:
 
     results = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     sys.stdout = sys.stderr  # only results on the pipe
-    for line in sys.stdin:
+
+    def say(message: dict[str, Any]) -> None:
+        results.write(json.dumps(message) + "\n")
+        results.flush()
+
+    async def go() -> float:
+        """Say this process's bots are seated; the phase's start, once all are."""
+        say({"seated": True})
+        line = await asyncio.to_thread(sys.stdin.readline)
+        return float(json.loads(line)["start"])
+
+    while line := sys.stdin.readline():
         # On uvloop, as the server is (uvicorn's default where it is installed): the
         # standard loop's selector and callbacks cost the bots about a fifth more CPU.
-        result = uvloop.run(play(json.loads(line)))
-        results.write(json.dumps(result) + "\n")
-        results.flush()
+        say(uvloop.run(play(json.loads(line), go)))
 
 
 class BotProcesses:
@@ -677,8 +694,21 @@ class BotProcesses:
             process.stdin.write(json.dumps(job) + "\n")
             process.stdin.flush()
 
+    def start(self, earliest: float) -> float:
+        """Once every child's bots are seated, the phase's start (the wall clock's
+        time): ``earliest``, or half a second from now if that has passed; told to
+        each child."""
+        self.receive()  # each says {"seated": true}
+        start = max(earliest, time.time() + 0.5)
+        for process in self.children:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps({"start": start}) + "\n")
+            process.stdin.flush()
+        return start
+
     def receive(self) -> list[dict[str, Any]]:
-        """Each child's result, once it has played its job."""
+        """Each child's next line: its bots seated, or its result once it has played
+        its job."""
         results = []
         for process in self.children:
             assert process.stdout is not None
@@ -851,6 +881,7 @@ def start_server(
         everyone[arguments.bots :],
     )
     wait_ready(server, directory / f"serve-{port}.log")
+    wait_figures(server, arguments.workers)
     return server
 
 
@@ -869,6 +900,23 @@ def wait_ready(server: Server, log: Path) -> None:
             pass
         time.sleep(0.1)
     raise RuntimeError(f"{server.label}: the server did not start: {log.read_text()[-2000:]}")
+
+
+def wait_figures(server: Server, workers: int) -> None:
+    """Wait until ``server`` has worked out its tables' charts and RTP (``/health``
+    says ``figures: ready``; a revision that does not say is taken as ready): with an
+    empty cache that is a minute or more of a core, which would be measured as the
+    tables' cost.  Each worker answers for itself: ready in a row, as many times over."""
+    started, in_a_row = time.monotonic(), 0
+    while in_a_row < 3 * workers:
+        with urllib.request.urlopen(f"{server.base}/health", timeout=30) as answer:
+            ready = json.loads(answer.read()).get("figures", "ready") == "ready"
+        in_a_row = in_a_row + 1 if ready else 0
+        if not ready:
+            time.sleep(0.5)
+    waited = time.monotonic() - started
+    if waited > 2:
+        print(f"  ({server.label} worked out its tables' figures first: {waited:.0f} s)")
 
 
 def stop_servers(started: list[subprocess.Popen[bytes]]) -> None:
@@ -960,6 +1008,7 @@ def phase(
         for index in range(count)
     ]
     pool.send(jobs)
+    start = pool.start(start)
     time.sleep(max(0.0, start - time.time()))
     meter = server.meter if measured else None
     rounds = server.closed_rounds()
