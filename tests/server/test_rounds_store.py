@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -11,9 +13,10 @@ import pytest
 import sqlalchemy
 from sqlalchemy import func, select
 
-from croupier.server import accounts, rounds_store
+from croupier.server import accounts, db, rounds_store
 from croupier.server.driver import trace
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
+from croupier.server.ownership import Ownership, TableLost, fence
 from croupier.server.records import MalformedRecord, RecordedInput, RoundRecord
 from croupier.server.schema import round_inputs, round_players, rounds
 
@@ -260,6 +263,67 @@ def test_an_input_and_a_join_cost_one_statement_each(engine: sqlalchemy.Engine) 
         rounds_store.join_round(conn, "t1-1", alice, Decimal("10"))
         assert len(statements) == 2
         assert len(rounds_store.load_round(conn, "t1-1").record.inputs) == 2
+
+
+def test_an_input_fenced_by_its_tables_lease_is_still_one_statement(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """Every input at a table owned by a lease is fenced (nothing is written once
+    another process claimed the table): the fence rides in the input's own statement,
+    and a stale epoch writes nothing and says the table was lost."""
+    owner = Ownership(engine)
+    try:
+        epoch = owner.claim("t1")
+        assert epoch is not None
+
+        def fenced(conn: sqlalchemy.Connection) -> None:
+            fence(conn, "t1", epoch)
+
+        with engine.begin() as conn:
+            create(conn, "t1-1")
+        with engine.begin() as conn:
+            statements = trace(conn)
+            rounds_store.append_input(
+                conn, "t1-1", 1, entry("stand", "ann"), lease=("t1", epoch), fence=fenced
+            )
+            assert len(statements) == 1
+        owner.let_go("t1")
+        assert owner.claim("t1") == epoch + 1  # claimed again since: the old epoch is stale
+        with engine.begin() as conn, pytest.raises(TableLost, match="another process"):
+            rounds_store.append_input(
+                conn, "t1-1", 2, entry("stand", "ann"), lease=("t1", epoch), fence=fenced
+            )
+        with engine.connect() as conn:
+            assert len(rounds_store.load_round(conn, "t1-1").record.inputs) == 2
+    finally:
+        owner.release()
+
+
+@pytest.mark.postgres
+def test_a_claim_waits_for_a_fenced_input_in_flight(postgres_url: str) -> None:
+    """The input's statement locks the lease row as the fence does (FOR KEY SHARE): a
+    claim made while its transaction is open comes after it."""
+    engine = db.connect(postgres_url)
+    first, second = Ownership(engine), Ownership(engine)
+    claimed: list[int | None] = []
+    try:
+        epoch = first.claim("t1")
+        assert epoch is not None
+        with engine.begin() as conn:
+            create(conn, "t1-1")
+        first.let_go("t1")  # vacant: the second process may claim it at once
+        with engine.begin() as conn:
+            rounds_store.append_input(conn, "t1-1", 1, entry("stand", "ann"), lease=("t1", epoch))
+            claiming = threading.Thread(target=lambda: claimed.append(second.claim("t1")))
+            claiming.start()
+            time.sleep(0.5)
+            assert claimed == []  # it waits for the input's transaction
+        claiming.join(timeout=10)
+        assert claimed == [epoch + 1]
+    finally:
+        first.release()
+        second.release()
+        engine.dispose()
 
 
 def test_player_rounds_newest_first(engine: sqlalchemy.Engine) -> None:

@@ -114,7 +114,9 @@ def fence(conn: sqlalchemy.Connection, table: str, epoch: int) -> None:
     no longer ``epoch`` (another process claimed the table since).
 
     Call it first in every transaction that writes for a table: a claim waits until the
-    transaction ends, so nothing it writes can follow another process's claim.
+    transaction ends, so nothing it writes can follow another process's claim.  (An
+    input's row, the first write of most of a table's transactions, takes the same lock
+    in its own statement: :func:`~croupier.server.rounds_store.append_input`.)
     """
     found = _FENCE.run(conn, {"table": table}).scalar()
     if found != epoch:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -44,6 +44,7 @@ from croupier.server.schema import (
     round_inputs,
     round_players,
     rounds,
+    table_leases,
     transactions,
     users,
 )
@@ -324,24 +325,45 @@ def create_round(
 
 # The statements every input and every first stake run, built once (their construction
 # costs more than their execution's own Python).
-_APPEND = Prepared(
-    round_inputs.insert().from_select(
-        ["round_id", "seq", "input"],
-        select(
-            bindparam("rid", type_=sqlalchemy.String),
-            bindparam("n", type_=sqlalchemy.Integer),
-            bindparam("text", type_=sqlalchemy.Text),
-        ).where(
-            sqlalchemy.exists().where(
-                rounds.c.id == bindparam("rid"), ~any_of(rounds.c.status, _CLOSED)
-            ),
-            select(sqlalchemy.func.count())
-            .where(round_inputs.c.round_id == bindparam("rid"))
-            .scalar_subquery()
-            == bindparam("n"),
+def _appending(*, fenced: bool) -> Prepared:
+    """The input's row, written only if the round is open and ``seq`` is next; with
+    ``fenced``, only if the table's lease still has the writer's epoch, whose row it
+    locks as :func:`~croupier.server.ownership.fence` does (FOR KEY SHARE), in the same
+    statement: the fence and the write of an input are one round trip, not two."""
+    conditions = [
+        sqlalchemy.exists().where(
+            rounds.c.id == bindparam("rid"), ~any_of(rounds.c.status, _CLOSED)
         ),
+        select(sqlalchemy.func.count())
+        .where(round_inputs.c.round_id == bindparam("rid"))
+        .scalar_subquery()
+        == bindparam("n"),
+    ]
+    if fenced:
+        conditions.insert(
+            0,
+            select(table_leases.c.epoch)
+            .where(
+                table_leases.c.table_id == bindparam("table"),
+                table_leases.c.epoch == bindparam("epoch"),
+            )
+            .with_for_update(read=True, key_share=True)
+            .exists(),
+        )
+    return Prepared(
+        round_inputs.insert().from_select(
+            ["round_id", "seq", "input"],
+            select(
+                bindparam("rid", type_=sqlalchemy.String),
+                bindparam("n", type_=sqlalchemy.Integer),
+                bindparam("text", type_=sqlalchemy.Text),
+            ).where(*conditions),
+        )
     )
-)
+
+
+_APPEND = _appending(fenced=False)
+_APPEND_FENCED = _appending(fenced=True)
 
 
 @functools.cache
@@ -361,9 +383,19 @@ def _join_statement(dialect: str) -> Prepared:
 
 
 def append_input(
-    conn: sqlalchemy.Connection, round_id: str, seq: int, entry: RecordedInput
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    seq: int,
+    entry: RecordedInput,
+    *,
+    lease: tuple[str, int] | None = None,
+    fence: Callable[[sqlalchemy.Connection], None] | None = None,
 ) -> None:
     """Append the round's input number ``seq`` (0 first): one row, nothing rewritten.
+
+    With ``lease`` (a table and the epoch this process holds it at), the same statement
+    holds the table's lease for the transaction, as ``fence`` does (called when nothing
+    was written, to raise why: the table was claimed by another process).
 
     :class:`NotFound` if there is no such round; :class:`RoundError` if the round is
     closed or ``seq`` is not the next number.
@@ -371,9 +403,16 @@ def append_input(
     text = _encode_input(round_id, entry)
     # Written only if the round is open and ``seq`` is next, in one statement: this runs
     # at every input.  When nothing was written, the checks below say why.
-    written = _APPEND.run(conn, {"rid": round_id, "n": seq, "text": text}).rowcount
+    if lease is None:
+        written = _APPEND.run(conn, {"rid": round_id, "n": seq, "text": text}).rowcount
+    else:
+        table, epoch = lease
+        values = {"table": table, "epoch": epoch, "rid": round_id, "n": seq, "text": text}
+        written = _APPEND_FENCED.run(conn, values).rowcount
     if written == 1:
         return
+    if fence is not None:
+        fence(conn)  # first: a table lost says so, whatever else is wrong
     counted = (
         select(sqlalchemy.func.count()).where(round_inputs.c.round_id == round_id).scalar_subquery()
     )

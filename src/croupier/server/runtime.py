@@ -601,13 +601,17 @@ class TableRuntime:
         started = time.perf_counter()
 
         def write(conn: sa.Connection) -> None:
-            if self.epoch is not None:
-                # First: nothing is written once another process has claimed the table.
-                fence(conn, self.config.id, self.epoch)
+            # First: nothing is written once another process has claimed the table.
+            lease = None if self.epoch is None else (self.config.id, self.epoch)
             if stored:
-                # One row for the new input: the round's record is not rewritten.
-                rounds_store.append_input(conn, round_id, seq, entry)
+                # One row for the new input: the round's record is not rewritten.  The
+                # same statement holds the table's lease (the fence).
+                rounds_store.append_input(
+                    conn, round_id, seq, entry, lease=lease, fence=self._fence
+                )
             else:
+                if lease is not None:
+                    fence(conn, *lease)
                 rounds_store.create_round(
                     conn,
                     round_id=round_id,
@@ -689,6 +693,12 @@ class TableRuntime:
         self._joined = set() if over else self._joined | joined
         self._close_seconds = time.perf_counter() - started
         return staked
+
+    def _fence(self, conn: sa.Connection) -> None:
+        """Hold the table's lease for ``conn``'s transaction (:func:`fence`), where it
+        has one; :class:`~croupier.server.ownership.TableLost` if it was claimed."""
+        if self.epoch is not None:
+            fence(conn, self.config.id, self.epoch)
 
     # -- clocks ---------------------------------------------------------------------------------
 
