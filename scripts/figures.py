@@ -158,17 +158,18 @@ GROUPS = (
     ),
     Group(
         "load_bots",
-        "500 and 1,000 bots on PostgreSQL, each acting once a second, then as fast as allowed",
+        "500 and 1,000 bots on PostgreSQL, each acting once a second, then as fast as "
+        "allowed, beside the second edition's server",
         tuple(
             (
                 "benchmarks/load.py",
                 *("--bots", str(bots), "--seconds", "10", "--warmup", "5"),
-                *("--bot-processes", "2", "--db", POSTGRES),
+                *("--bot-processes", "2", "--anchor", "c2d3d03", "--db", POSTGRES),
             )
             for bots in (500, 1000)
         ),
         ("server.md",),
-        minutes=6,
+        minutes=12,
         needs="PostgreSQL (--postgres)",
     ),
     Group(
