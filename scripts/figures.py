@@ -252,6 +252,13 @@ GROUPS = (
         needs="PostgreSQL (--postgres)",
     ),
     Group(
+        "wakeups",
+        "what a thread's sleep and wake-up costs on the machine, beside plain work",
+        (("benchmarks/wakeups.py",),),
+        ("server.md",),
+        minutes=1,
+    ),
+    Group(
         "report",
         "the back office report's speed",
         (
@@ -307,8 +314,9 @@ def git(*arguments: str) -> str:
 
 
 def commit() -> str:
-    """The commit measured, and whether tracked files differed from it."""
-    changed = git("status", "--porcelain", "--untracked-files=no")
+    """The commit measured, and whether tracked files differed from it (the figures
+    themselves aside: a run of several groups writes each group's before the next)."""
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/figures")
     return f"`{git('rev-parse', '--short', 'HEAD')}`" + (
         " (with uncommitted changes)" if changed else ""
     )
