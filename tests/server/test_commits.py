@@ -18,8 +18,9 @@ from sqlalchemy import func, select
 
 from croupier.server import ledger, rounds_store
 from croupier.server.commits import GroupCommit, OneByOne
+from croupier.server.driver import Prepared, alone
 from croupier.server.errors import InsufficientFunds
-from croupier.server.schema import transactions
+from croupier.server.schema import accounts, transactions
 from tests.server.tables import act, balance, books, make_crowd, record_of, table
 
 D = Decimal
@@ -324,6 +325,38 @@ def test_an_input_run_alone_where_it_commits_is_refused_with_nothing_of_it_writt
     assert [balance(engine, ids[name]) for name in ("ann", "bob")] == [D("90.00"), D("80.00")]
     assert (commits.commits, commits.inputs) == (2, 2)
     assert books(engine) == []
+
+
+def test_a_lone_statement_is_its_own_transaction_where_the_driver_begins_late(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """``driver.alone``: on PostgreSQL, a statement run first in a transaction commits
+    at once, with no BEGIN and no COMMIT (another connection sees it before the block
+    around it ends); once the transaction has begun, and on SQLite, the statement stays
+    in the transaction, and is rolled back with it."""
+    add = Prepared(accounts.insert())
+
+    def owners(conn: sqlalchemy.Connection) -> list[str]:
+        return sorted(conn.execute(select(accounts.c.owner)).scalars())
+
+    with engine.begin() as conn:
+        with alone(conn):
+            add.run(conn, {"kind": "player", "owner": "7", "balance": 0})
+        if engine.dialect.name == "postgresql":
+            with engine.connect() as other:
+                assert owners(other) == ["7"]
+    with pytest.raises(RuntimeError, match="undone"), engine.begin() as conn:
+        add.run(conn, {"kind": "player", "owner": "8", "balance": 0})
+        with alone(conn):  # the transaction has begun: in it
+            add.run(conn, {"kind": "player", "owner": "9", "balance": 0})
+        raise RuntimeError("undone")
+    if engine.dialect.name == "sqlite":
+        with pytest.raises(RuntimeError, match="undone"), engine.begin() as conn:
+            with alone(conn):  # SQLite: always in the transaction
+                add.run(conn, {"kind": "player", "owner": "10", "balance": 0})
+            raise RuntimeError("undone")
+    with engine.connect() as conn:
+        assert owners(conn) == ["7"]
 
 
 def test_the_money_log_never_has_a_movement_whose_savepoint_rolled_back(

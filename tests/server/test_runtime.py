@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -12,7 +13,7 @@ import sqlalchemy
 
 from croupier.errors import BetError, CardError, IllegalActionError
 from croupier.round import Phase, Round
-from croupier.server import ledger, rounds_store
+from croupier.server import driver, ledger, rounds_store
 from croupier.server.errors import ActionRefused, InsufficientFunds
 from croupier.server.runtime import TableRuntime
 from tests.server.tables import act, balance, books, make_crowd, make_users, table
@@ -72,6 +73,40 @@ def test_a_balance_is_read_and_sent_only_when_the_input_changed_it(
     assert declined.balances == {} and not declined.over  # his money did not move
     paid = act(runtime, "stand", "ann", {}, now=21, balances={ann}, balances_at_end={ann, bob})
     assert paid.over and paid.balances == {ann: Decimal("1100.00"), bob: Decimal("1000.00")}
+
+
+def test_an_input_that_moves_no_money_is_a_transaction_of_its_own_on_postgresql(
+    engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An input whose whole write is its row (no money moves, the round goes on: the
+    close of the bets, a declined offer) is written alone (``driver.alone``): on
+    PostgreSQL without BEGIN and COMMIT, its statement its own transaction.  A bet, and
+    the stand that settles the round, are not; the books balance."""
+    ids = make_users(engine, "ann")
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS)
+    postgres = engine.dialect.name == "postgresql"
+    alone: list[bool] = []
+    real = driver.alone
+
+    @contextlib.contextmanager
+    def watched(conn: sqlalchemy.Connection) -> Iterator[None]:
+        with real(conn):
+            autocommit = getattr(conn.connection.dbapi_connection, "autocommit", None)
+            alone.append(postgres and autocommit is True)
+            yield
+
+    monkeypatch.setattr(driver, "alone", watched)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+    assert alone == []
+    assert runtime.tick(now=1 + runtime.config.betting_seconds) is not None  # no more bets
+    act(runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=20)
+    assert alone == [postgres, postgres]
+    assert act(runtime, "stand", "ann", {}, now=21).over
+    assert len(alone) == 2
+    assert balance(engine, ids["ann"]) == Decimal("1100.00")
+    assert books(engine) == []
+    with engine.connect() as conn:
+        assert len(rounds_store.load_round(conn, runtime.round_id).record.inputs) == 4
 
 
 def test_a_bet_the_balance_cannot_cover_changes_nothing(engine: sqlalchemy.Engine) -> None:

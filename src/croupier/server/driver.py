@@ -49,7 +49,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
-__all__ = ["Prepared", "Ran", "savepoint", "trace"]
+__all__ = ["Prepared", "Ran", "alone", "savepoint", "trace"]
 
 _TRACE = "croupier.trace"
 
@@ -305,3 +305,45 @@ def savepoint(conn: sqlalchemy.Connection) -> Iterator[None]:
         conn.dispatch.release_savepoint(conn, name, None)
     finally:
         conn.info[_DEPTH] = depth - 1
+
+
+@contextlib.contextmanager
+def alone(conn: sqlalchemy.Connection) -> Iterator[None]:
+    """The block is the whole of ``conn``'s transaction and runs one statement: where
+    the driver has not begun the transaction yet (psycopg begins it at the first
+    statement), that statement is its own transaction, with no ``BEGIN`` and no
+    ``COMMIT`` around it (two round trips fewer to PostgreSQL: a table's decision that
+    moves no money).  Once the transaction has begun, or on another driver, the block
+    runs in the transaction as it is.  The caller answers for the one statement: a
+    second would commit apart from the first.
+
+    >>> from croupier.server.schema import accounts
+    >>> engine = sqlalchemy.create_engine("sqlite://")
+    >>> accounts.create(engine)
+    >>> add = Prepared(accounts.insert())
+    >>> with engine.begin() as conn, alone(conn):  # SQLite: in the transaction
+    ...     add.run(conn, {"kind": "player", "owner": "7", "balance": 0}).rowcount
+    1
+    """
+    dbapi_connection = conn.connection.dbapi_connection
+    begun = _begun_by_driver(dbapi_connection)
+    if begun is None or begun:
+        yield
+        return
+    dbapi_connection.autocommit = True  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        dbapi_connection.autocommit = False  # type: ignore[union-attr]
+
+
+def _begun_by_driver(dbapi_connection: Any) -> bool | None:
+    """Whether psycopg's connection has begun a transaction (``None``: not psycopg's,
+    or one in autocommit already)."""
+    info = getattr(dbapi_connection, "info", None)
+    status = getattr(info, "transaction_status", None)
+    if status is None or getattr(dbapi_connection, "autocommit", True):
+        return None
+    from psycopg.pq import TransactionStatus  # the postgres extra's: only reached with it
+
+    return bool(status != TransactionStatus.IDLE)

@@ -598,11 +598,21 @@ class TableRuntime:
         ids = {name: self.users(name) for name in names}
         # The players this input joins to the round (known once it is written).
         joined: set[tuple[str, int]] = set()
+        # Nothing but the input's row to write: no money moves, the round goes on.
+        moves_nothing = known is not None and not names and not over
         started = time.perf_counter()
 
         def write(conn: sa.Connection) -> None:
             # First: nothing is written once another process has claimed the table.
             lease = None if self.epoch is None else (self.config.id, self.epoch)
+            if stored and moves_nothing:
+                # The input's row is the whole write (a decision that moves no money):
+                # on PostgreSQL, a transaction of its own without BEGIN and COMMIT.
+                with driver.alone(conn):
+                    rounds_store.append_input(
+                        conn, round_id, seq, entry, lease=lease, fence=self._fence
+                    )
+                return
             if stored:
                 # One row for the new input: the round's record is not rewritten.  The
                 # same statement holds the table's lease (the fence).
