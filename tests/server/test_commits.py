@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy
 from sqlalchemy import func, select
 
-from croupier.server import ledger, rounds_store
+from croupier.server import db, ledger, rounds_store
 from croupier.server.commits import GroupCommit, OneByOne
 from croupier.server.driver import Prepared, alone
 from croupier.server.errors import InsufficientFunds
@@ -357,6 +357,35 @@ def test_a_lone_statement_is_its_own_transaction_where_the_driver_begins_late(
             raise RuntimeError("undone")
     with engine.connect() as conn:
         assert owners(conn) == ["7"]
+
+
+@pytest.mark.postgres
+def test_a_lone_statement_whose_connection_is_cut_raises_the_drivers_error(
+    postgres_url: str,
+) -> None:
+    """A connection cut under a lone statement (an administrator's
+    ``pg_terminate_backend``, a database restart) raises the database's own error, as
+    in a transaction, and the broken connection never goes back to the pool: the next
+    write gets a working one."""
+    engine = db.connect(postgres_url)
+    add = Prepared(accounts.insert())
+    try:
+        with engine.connect() as conn:
+            backend = conn.connection.dbapi_connection.info.backend_pid  # type: ignore[union-attr]
+        with pytest.raises(sqlalchemy.exc.OperationalError), engine.begin() as conn:
+            with engine.connect() as admin:
+                admin.execute(
+                    sqlalchemy.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend}
+                )
+            with alone(conn):
+                add.run(conn, {"kind": "player", "owner": "cut", "balance": 0})
+        with engine.begin() as conn, alone(conn):
+            add.run(conn, {"kind": "player", "owner": "next", "balance": 0})
+        with engine.connect() as conn:
+            owners = sorted(conn.execute(select(accounts.c.owner)).scalars())
+        assert "next" in owners and "cut" not in owners
+    finally:
+        engine.dispose()
 
 
 def test_the_money_log_never_has_a_movement_whose_savepoint_rolled_back(

@@ -334,7 +334,13 @@ def alone(conn: sqlalchemy.Connection) -> Iterator[None]:
     try:
         yield
     finally:
-        dbapi_connection.autocommit = False  # type: ignore[union-attr]
+        try:
+            dbapi_connection.autocommit = False  # type: ignore[union-attr]
+        except Exception:
+            # The connection broke under the statement (its error is on its way up):
+            # it cannot be put back as it was, so it never goes back to the pool.
+            if not conn.invalidated:
+                conn.invalidate()
 
 
 def _begun_by_driver(dbapi_connection: Any) -> bool | None:
