@@ -447,43 +447,42 @@ def authenticate(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> U
     return User(id=row.id, name=row.name, role=Role(row.role))
 
 
-# A live session marked as used, its user not disabled: one statement (see ``confirm``).
-_CONFIRM = (
-    update(sessions)
-    .where(
-        sessions.c.token_hash == bindparam("token"),
-        sessions.c.last_seen >= bindparam("alive_since", type_=sessions.c.last_seen.type),
-        sqlalchemy.exists().where(users.c.id == sessions.c.user_id, users.c.disabled_at.is_(None)),
-    )
-    .values(
-        last_seen=sqlalchemy.case(
-            (sessions.c.last_seen < bindparam("now"), bindparam("now")),
-            else_=sessions.c.last_seen,
+def _confirming(
+    which: sqlalchemy.ColumnElement[bool], *returned: sqlalchemy.ColumnElement[Any]
+) -> sqlalchemy.Update:
+    """The live sessions ``which`` names marked as used, their users not disabled, in
+    one statement that returns ``returned`` of each."""
+    return (
+        update(sessions)
+        .where(
+            which,
+            sessions.c.last_seen >= bindparam("alive_since", type_=sessions.c.last_seen.type),
+            sqlalchemy.exists().where(
+                users.c.id == sessions.c.user_id, users.c.disabled_at.is_(None)
+            ),
         )
+        .values(
+            last_seen=sqlalchemy.case(
+                (sessions.c.last_seen < bindparam("now"), bindparam("now")),
+                else_=sessions.c.last_seen,
+            )
+        )
+        .returning(*returned)
     )
-    .returning(sessions.c.user_id)
-)
 
+
+# A live session marked as used: one statement (see ``confirm``).
+_CONFIRM = _confirming(sessions.c.token_hash == bindparam("token"), sessions.c.user_id)
 
 #: The most sessions :func:`confirm_alive` confirms in one statement (the list of
 #: their hashes is bound as one parameter each).
 CONFIRMED_TOGETHER = 500
 
 # Every live session of a list of them, as ``_CONFIRM`` does one.
-_CONFIRM_ALL = (
-    update(sessions)
-    .where(
-        sessions.c.token_hash.in_(bindparam("tokens", expanding=True)),
-        sessions.c.last_seen >= bindparam("alive_since", type_=sessions.c.last_seen.type),
-        sqlalchemy.exists().where(users.c.id == sessions.c.user_id, users.c.disabled_at.is_(None)),
-    )
-    .values(
-        last_seen=sqlalchemy.case(
-            (sessions.c.last_seen < bindparam("now"), bindparam("now")),
-            else_=sessions.c.last_seen,
-        )
-    )
-    .returning(sessions.c.token_hash, sessions.c.user_id)
+_CONFIRM_ALL = _confirming(
+    sessions.c.token_hash.in_(bindparam("tokens", expanding=True)),
+    sessions.c.token_hash,
+    sessions.c.user_id,
 )
 
 

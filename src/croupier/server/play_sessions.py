@@ -103,25 +103,47 @@ def current(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> PlaySes
     return _row(row)
 
 
-# The player's latest session of play goes on, if he has not been away too long: one
-# statement, the session as it is after it (see ``touch``).
-_GO_ON = (
-    update(play_sessions)
-    .where(
-        play_sessions.c.id
-        == select(sqlalchemy.func.max(play_sessions.c.id))
-        .where(play_sessions.c.user_id == bindparam("who"))
-        .scalar_subquery(),
-        play_sessions.c.last_active_at
-        >= bindparam("alive_since", type_=play_sessions.c.last_active_at.type),
-    )
-    .values(
-        last_active_at=sqlalchemy.case(
-            (play_sessions.c.last_active_at < bindparam("now"), bindparam("now")),
-            else_=play_sessions.c.last_active_at,
+def _going_on(
+    which: sqlalchemy.ColumnElement[bool], *returned: sqlalchemy.ColumnElement[Any]
+) -> sqlalchemy.Update:
+    """The sessions of play ``which`` names go on, where their players have not been
+    away too long: one statement that returns ``returned`` of each."""
+    return (
+        update(play_sessions)
+        .where(
+            which,
+            play_sessions.c.last_active_at
+            >= bindparam("alive_since", type_=play_sessions.c.last_active_at.type),
         )
+        .values(
+            last_active_at=sqlalchemy.case(
+                (play_sessions.c.last_active_at < bindparam("now"), bindparam("now")),
+                else_=play_sessions.c.last_active_at,
+            )
+        )
+        .returning(*returned)
     )
-    .returning(*play_sessions.c)
+
+
+# The player's latest session of play goes on: one statement, the session as it is
+# after it (see ``touch``).
+_GO_ON = _going_on(
+    play_sessions.c.id
+    == select(sqlalchemy.func.max(play_sessions.c.id))
+    .where(play_sessions.c.user_id == bindparam("who"))
+    .scalar_subquery(),
+    *play_sessions.c,
+)
+
+# Each player's latest session of play goes on, for many players in one statement
+# (the ids of the players whose session did).
+_GO_ON_ALL = _going_on(
+    play_sessions.c.id.in_(
+        select(sqlalchemy.func.max(play_sessions.c.id))
+        .where(play_sessions.c.user_id.in_(bindparam("who", expanding=True)))
+        .group_by(play_sessions.c.user_id)
+    ),
+    play_sessions.c.user_id,
 )
 
 
@@ -152,29 +174,6 @@ def touch(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> PlaySessi
             update(play_sessions).where(play_sessions.c.id == session.id).values(last_active_at=now)
         )
     return session
-
-
-# Each player's latest session of play goes on, for many players in one statement
-# (the ids of the players whose session did).
-_GO_ON_ALL = (
-    update(play_sessions)
-    .where(
-        play_sessions.c.id.in_(
-            select(sqlalchemy.func.max(play_sessions.c.id))
-            .where(play_sessions.c.user_id.in_(bindparam("who", expanding=True)))
-            .group_by(play_sessions.c.user_id)
-        ),
-        play_sessions.c.last_active_at
-        >= bindparam("alive_since", type_=play_sessions.c.last_active_at.type),
-    )
-    .values(
-        last_active_at=sqlalchemy.case(
-            (play_sessions.c.last_active_at < bindparam("now"), bindparam("now")),
-            else_=play_sessions.c.last_active_at,
-        )
-    )
-    .returning(play_sessions.c.user_id)
-)
 
 
 def touch_all(conn: sqlalchemy.Connection, user_ids: Iterable[int], now: datetime) -> None:
