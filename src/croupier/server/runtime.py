@@ -620,8 +620,7 @@ class TableRuntime:
                     conn, round_id, seq, entry, lease=lease, fence=self._fence
                 )
             else:
-                if lease is not None:
-                    fence(conn, *lease)
+                self._fence(conn)
                 rounds_store.create_round(
                     conn,
                     round_id=round_id,
