@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy
 from sqlalchemy import func, select
 
-from croupier.server import accounts, db, rounds_store
+from croupier.server import accounts, db, ledger, rounds_store
 from croupier.server.driver import trace
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ownership import Ownership, TableLost, fence
@@ -209,6 +209,28 @@ def test_players_join_once_and_finish(engine: sqlalchemy.Engine) -> None:
         assert rounds_store.round_balances(conn, "t1-1", bob) == (Decimal("0"), None)
         assert rounds_store.round_balances(conn, "t1-1", 999) is None
         assert rounds_store.round_balances(conn, "nope", alice) is None
+
+
+def test_a_player_joins_with_his_balance_read_in_the_same_statement(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A table joins a player to a round with his balance before his stake, read in the
+    statement that joins him (one round trip fewer a bet): zero with no account yet."""
+    with engine.begin() as conn:
+        alice, bob = users(conn, "alice", "bob")
+        ledger.grant(conn, alice, Decimal("250.50"), idempotency_key="chips-alice")
+        create(conn, "t1-1")
+        statements = trace(conn)
+        rounds_store.join_round(conn, "t1-1", alice)
+        assert len(statements) == 1
+        rounds_store.join_round(conn, "t1-1", bob)
+        ledger.grant(conn, alice, Decimal("1"), idempotency_key="more-alice")
+        rounds_store.join_round(conn, "t1-1", alice)  # does nothing
+    with engine.connect() as conn:
+        assert rounds_store.round_balances(conn, "t1-1", alice) == (Decimal("250.50"), None)
+        assert rounds_store.round_balances(conn, "t1-1", bob) == (Decimal("0"), None)
+        with pytest.raises(NotFound, match="round 'nope'"):
+            rounds_store.join_round(conn, "nope", alice)
 
 
 def test_joining_and_finishing_need_a_round_and_a_player(engine: sqlalchemy.Engine) -> None:

@@ -279,7 +279,27 @@ def _lock(conn: sqlalchemy.Connection, account_ids: Iterable[int]) -> dict[int, 
 
 # The statements of every stake, built once (per count of accounts where it varies):
 # building one costs more of the server's time than running it.
-_LEGS = Prepared(insert(legs))
+
+
+@functools.lru_cache(maxsize=128)
+def _legs_statement(count: int) -> Prepared:
+    """A transaction's ``count`` legs in one ``INSERT`` (one statement, where the
+    driver's ``executemany`` enters a pipeline for each): transaction ``tid``, accounts
+    ``account{i}`` and amounts ``amount{i}``."""
+    return Prepared(
+        insert(legs).values(
+            [
+                {
+                    "transaction_id": bindparam("tid", type_=sqlalchemy.Integer),
+                    "account_id": bindparam(f"account{index}", type_=sqlalchemy.Integer),
+                    "amount": bindparam(f"amount{index}", type_=sqlalchemy.BigInteger),
+                }
+                for index in range(count)
+            ]
+        )
+    )
+
+
 # Each closing kind a term of its own beside the key, (round_id, kind) in each: every
 # term is then one look in an index (SQLite's OR by several indexes, PostgreSQL's
 # BitmapOr), and a round's stakes are never read (a crowd behind makes a thousand).
@@ -479,19 +499,12 @@ def _record(
         return existing
     transaction_id: int = inserted
     moves = [(account, amount) for account, amount in sorted(deltas.items()) if amount]
-    if moves:
-        _LEGS.run_many(
-            conn,
-            [
-                {"transaction_id": transaction_id, "account_id": account, "amount": amount}
-                for account, amount in moves
-            ],
-        )
-    # Every cached balance in one statement (a hundred at a time).
+    # The legs, then every cached balance, each in one statement (a hundred at a time).
     for chunk in in_chunks(moves):
-        parameters = {}
+        parameters: dict[str, int] = {}
         for index, (account, amount) in enumerate(chunk):
             parameters[f"account{index}"], parameters[f"amount{index}"] = account, amount
+        _legs_statement(len(chunk)).run(conn, {"tid": transaction_id, **parameters})
         _move_statement(len(chunk)).run(conn, parameters)
     _note_movement(
         conn,

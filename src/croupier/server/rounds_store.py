@@ -367,13 +367,25 @@ _APPEND_FENCED = _appending(fenced=True)
 
 
 @functools.cache
-def _join_statement(dialect: str) -> Prepared:
+def _join_statement(dialect: str, *, balance_now: bool) -> Prepared:
     """Join a player to a round if both exist and he has not joined yet (per database:
-    the ``ON CONFLICT`` clause is each one's own)."""
+    the ``ON CONFLICT`` clause is each one's own); with ``balance_now``, his balance
+    before the round is read in the same statement (zero with no account yet)."""
+    before: sqlalchemy.ColumnElement[Any] = bindparam("units", type_=sqlalchemy.BigInteger)
+    if balance_now:
+        before = sqlalchemy.func.coalesce(
+            select(accounts.c.balance)
+            .where(
+                accounts.c.kind == "player",
+                accounts.c.owner == sqlalchemy.cast(bindparam("who"), sqlalchemy.String),
+            )
+            .scalar_subquery(),
+            0,
+        )
     joining = select(
         bindparam("rid", type_=sqlalchemy.String),
         bindparam("who", type_=sqlalchemy.Integer),
-        bindparam("units", type_=sqlalchemy.BigInteger),
+        before,
     ).where(
         sqlalchemy.exists().where(rounds.c.id == bindparam("rid")),
         sqlalchemy.exists().where(users.c.id == bindparam("who")),
@@ -573,17 +585,26 @@ def _balance_units(amount: Decimal, what: str) -> int:
 
 
 def join_round(
-    conn: sqlalchemy.Connection, round_id: str, user_id: int, balance_before: Decimal
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    user_id: int,
+    balance_before: Decimal | None = None,
 ) -> None:
-    """Record that a user plays a round, with his balance before it (idempotent).
+    """Record that a user plays a round, with his balance before it (idempotent):
+    ``balance_before``, or where it is ``None`` his balance as it stands, read in the
+    same statement (before his stake on the round moves it).
 
     A second call for the same round and user changes nothing.
     """
-    units = _balance_units(balance_before, "balance before")
+    given = (
+        {}
+        if balance_before is None
+        else {"units": _balance_units(balance_before, "balance before")}
+    )
     # One statement when the round and the user exist; the checks below say which not.
     written = (
-        _join_statement(conn.dialect.name)
-        .run(conn, {"rid": round_id, "who": user_id, "units": units})
+        _join_statement(conn.dialect.name, balance_now=balance_before is None)
+        .run(conn, {"rid": round_id, "who": user_id, **given})
         .rowcount
     )
     if written == 1:
@@ -598,6 +619,16 @@ def join_round(
         )
     ).first()
     if joined is None:
+        units = given.get("units")
+        if units is None:
+            units = (
+                conn.execute(
+                    select(accounts.c.balance).where(
+                        accounts.c.kind == "player", accounts.c.owner == str(user_id)
+                    )
+                ).scalar()
+                or 0
+            )
         conn.execute(
             round_players.insert().values(
                 round_id=round_id, user_id=user_id, balance_before=units, balance_after=None

@@ -649,7 +649,7 @@ class TableRuntime:
                     # of this input is written).
                     limits.check_stake(conn, user, delta, new_bet=op == "bet", now=moment)
                     if (round_id, user) not in self._joined:
-                        rounds_store.join_round(conn, round_id, user, ledger.balance(conn, user))
+                        rounds_store.join_round(conn, round_id, user)
                         joined.add((round_id, user))
                     ledger.stake(
                         conn,
