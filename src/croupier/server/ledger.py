@@ -279,6 +279,25 @@ def _lock(conn: sqlalchemy.Connection, account_ids: Iterable[int]) -> dict[int, 
 
 # The statements of every stake, built once (per count of accounts where it varies):
 # building one costs more of the server's time than running it.
+#
+# Each closing kind a term of its own beside the key, (round_id, kind) in each: every
+# term is then one look in an index (SQLite's OR by several indexes, PostgreSQL's
+# BitmapOr), and a round's stakes are never read (a crowd behind makes a thousand).
+_KEY_OR_CLOSING = Prepared(
+    select(transactions.c.id, transactions.c.idempotency_key, transactions.c.request_hash)
+    .where(
+        sqlalchemy.or_(
+            transactions.c.idempotency_key == bindparam("key"),
+            *(
+                sqlalchemy.and_(
+                    transactions.c.round_id == bindparam("rid"), transactions.c.kind == kind
+                )
+                for kind in _CLOSING_KINDS
+            ),
+        )
+    )
+    .order_by(transactions.c.id)
+)
 
 
 @functools.lru_cache(maxsize=128)
@@ -298,26 +317,6 @@ def _legs_statement(count: int) -> Prepared:
             ]
         )
     )
-
-
-# Each closing kind a term of its own beside the key, (round_id, kind) in each: every
-# term is then one look in an index (SQLite's OR by several indexes, PostgreSQL's
-# BitmapOr), and a round's stakes are never read (a crowd behind makes a thousand).
-_KEY_OR_CLOSING = Prepared(
-    select(transactions.c.id, transactions.c.idempotency_key, transactions.c.request_hash)
-    .where(
-        sqlalchemy.or_(
-            transactions.c.idempotency_key == bindparam("key"),
-            *(
-                sqlalchemy.and_(
-                    transactions.c.round_id == bindparam("rid"), transactions.c.kind == kind
-                )
-                for kind in _CLOSING_KINDS
-            ),
-        )
-    )
-    .order_by(transactions.c.id)
-)
 
 
 def _owned(count: int) -> sqlalchemy.ColumnElement[bool]:
