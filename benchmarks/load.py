@@ -33,11 +33,14 @@ betting behind their boxes, RWS v5 1.26).  It prints:
 
 Each phase also prints the CPU each part spent while it was measured: the server's
 processes, the bots' (the processes playing the bots and watchers, and this one) and
-PostgreSQL's processes, in cores and per action (psutil, by process id); and the time
-the server took to commit each round's settlement, from its Prometheus histogram
-``croupier_round_close_seconds`` at ``GET /metrics`` (count, mean and p99 over the
-phase; "n/a" where the server has no such histogram; with several workers, the
-figures of the one that answers).
+PostgreSQL's processes, in cores and per action (psutil, by process id); how the
+server's CPU divides between its event loops (each process's main thread) and its other
+threads (the tables' writes to the database, and the clocks), and its threads' context
+switches an action (Linux's ``/proc``: each is a thread put to sleep or woken, for a
+socket, a lock or the interpreter's); and the time the server took to commit each
+round's settlement, from its Prometheus histogram ``croupier_round_close_seconds`` at
+``GET /metrics`` (count, mean and p99 over the phase; "n/a" where the server has no
+such histogram; with several workers, the figures of the one that answers).
 
 ``--bot-processes N`` (default 1): the bots and watchers are played by ``N`` child
 processes (this script again, with ``--child``), split evenly, so that the Python
@@ -275,8 +278,31 @@ class Meter:
             return 0.0
         return float(times.user + times.system)
 
+    @staticmethod
+    def _loop_cpu(process: psutil.Process) -> float:
+        """The CPU seconds of ``process``'s main thread (a server's event loop)."""
+        try:
+            threads = process.threads()
+        except psutil.Error:
+            return 0.0
+        return sum(t.user_time + t.system_time for t in threads if t.id == process.pid)
+
+    @staticmethod
+    def _switches(process: psutil.Process) -> float:
+        """Context switches so far of every thread of ``process``, voluntary (it waited:
+        for a socket, a lock, the interpreter) or not (Linux's ``/proc``; 0 elsewhere)."""
+        total = 0
+        for status in Path(f"/proc/{process.pid}/task").glob("*/status"):
+            with contextlib.suppress(OSError):
+                for line in status.read_text().splitlines():
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt")):
+                        total += int(line.split()[-1])
+        return float(total)
+
     def read(self) -> dict[str, dict[int, float]]:
-        """CPU seconds by part (``server``, ``bots``, ``postgres``) and process id."""
+        """CPU seconds by part (``server``, ``bots``, ``postgres``) and process id; and
+        of the server's processes, their event loops' CPU seconds (``loop``) and their
+        threads' context switches (``switches``)."""
         try:
             server = [self.server, *self.server.children(recursive=True)]
         except psutil.Error:
@@ -284,6 +310,8 @@ class Meter:
         seconds = {
             "server": {process.pid: self._cpu(process) for process in server},
             "bots": {process.pid: self._cpu(process) for process in self.bots},
+            "loop": {process.pid: self._loop_cpu(process) for process in server},
+            "switches": {process.pid: self._switches(process) for process in server},
         }
         if self.postgres:
             seconds["postgres"] = {
@@ -1139,9 +1167,18 @@ def report(label: str, played: Played) -> None:
             f"{part} {seconds / elapsed:4.2f} cores "
             f"({seconds / stats.actions * 1000:.2f} ms an action)"
             for part, seconds in played.spent.items()
+            if part in ("server", "bots", "postgres")
         )
         frames = stats.frames / stats.actions
         print(f"  {'':34s} CPU: {parts}   ({frames:.1f} frames to the bots an action)")
+        if "loop" in played.spent:
+            per = 1000 / stats.actions
+            loop, server = played.spent["loop"], played.spent["server"]
+            print(
+                f"  {'':34s} the server's CPU: its event loop {loop * per:.2f} ms an action,"
+                f" its other threads (the writes) {(server - loop) * per:.2f} ms;"
+                f" {played.spent['switches'] / stats.actions:.1f} context switches an action"
+            )
     close = played.round_close
     if close is None:
         print(f"  {'':34s} settlement commit: n/a")

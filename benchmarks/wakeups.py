@@ -10,20 +10,35 @@ the loop and the threads rarely sleep.  This prints the CPU of each kind of wake
 here, beside the CPU of a fixed piece of plain Python work, so that two machines'
 figures can be told apart::
 
-    python benchmarks/wakeups.py [--times 2000]
+    python benchmarks/wakeups.py [--times 2000] [--idle-seconds 10]
 
 Each line is the process's CPU (user and system) per wake-up, over ``--times`` of them.
+Then the same sleep at several lengths: on a virtual machine a thread woken after a
+long sleep pays for the caches it finds cold, so a server's threads that wake seldom
+(its timers) pay more each time than one kept busy.  Last, a server with nothing to do:
+``croupier serve`` with 72 tables and no player, its CPU over ``--idle-seconds``
+(Linux's ``/proc``: its event loop's thread, and the others), what every action of a
+paced load shares.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
+import os
 import queue
 import select
+import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 
 import uvloop
 
@@ -87,10 +102,84 @@ async def to_thread(times: int) -> None:
         await asyncio.to_thread(int)
 
 
+def sleeps_of(seconds: float) -> Callable[[int], None]:
+    """``time.sleep(seconds)``, a given number of times."""
+
+    def run(times: int) -> None:
+        for _ in range(times):
+            time.sleep(seconds)
+
+    return run
+
+
+#: Tables of the idle server: as many as ``benchmarks/load.py`` runs for 500 bots.
+IDLE_TABLES = 72
+
+
+def idle_server(seconds: float) -> tuple[float, float, float]:
+    """``croupier serve`` on a new SQLite database with :data:`IDLE_TABLES` tables and
+    nobody connected, once its figures are ready: the cores its event loop's thread and
+    its other threads spent over ``seconds``, and their context switches a second."""
+    with tempfile.TemporaryDirectory() as directory:
+        tables = Path(directory, "tables.toml")
+        tables.write_text(
+            "\n".join(
+                f'[[table]]\nid = "t{n:03d}"\npreset = "rws-v5"\n' for n in range(IDLE_TABLES)
+            )
+        )
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        command = [sys.executable, "-m", "croupier", "serve", "--port", str(port)]
+        command += ["--db", f"sqlite:///{directory}/idle.db", "--tables", str(tables)]
+        server = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                health = f"http://127.0.0.1:{port}/health"
+                with (
+                    contextlib.suppress(OSError, ValueError),
+                    urllib.request.urlopen(health) as answer,
+                ):
+                    if json.loads(answer.read()).get("figures") == "ready":
+                        break
+                time.sleep(0.5)
+            else:
+                raise RuntimeError("the idle server did not start within 2 minutes")
+            time.sleep(2.0)  # the start's last work done
+            before = _threads(server.pid)
+            time.sleep(seconds)
+            after = _threads(server.pid)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    spent = {
+        tid: (cpu - before.get(tid, (0, 0))[0], n - before.get(tid, (0, 0))[1])
+        for tid, (cpu, n) in after.items()
+    }
+    loop = spent.get(server.pid, (0, 0))[0]
+    others = sum(cpu for tid, (cpu, _) in spent.items() if tid != server.pid)
+    switches = sum(n for _, n in spent.values())
+    return loop / seconds, others / seconds, switches / seconds
+
+
+def _threads(pid: int) -> dict[int, tuple[float, int]]:
+    """Each thread of ``pid``: its CPU seconds and its context switches so far
+    (``/proc/PID/task/TID/schedstat``: nanoseconds on a processor, ..., times run)."""
+    found = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        with contextlib.suppress(OSError, ValueError):
+            on_cpu, _, runs = stat.read_text().split()[:3]
+            found[int(stat.parent.name)] = (int(on_cpu) / 1e9, int(runs))
+    return found
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--times", type=int, default=2000)
-    times = options.parse_args().times
+    options.add_argument("--idle-seconds", type=float, default=10.0)
+    arguments = options.parse_args()
+    times = arguments.times
     print(f"CPU a wake-up on this machine, {times} of each ({NAP * 1000:.0f} ms sleeps):")
     rows = [
         ("10,000 additions (plain work, for scale)", cpu_each(plain_work, max(1, times // 4))),
@@ -102,6 +191,19 @@ def main() -> None:
     ]
     for label, micros in rows:
         print(f"  {label:44s} {micros:8.1f} µs CPU each")
+    print("time.sleep by how long the thread slept (about 2 s of each):")
+    for nap in (0.002, 0.02, 0.2, 0.5):
+        each = cpu_each(sleeps_of(nap), max(4, round(2 / nap)))
+        print(f"  {f'{nap * 1000:g} ms':44s} {each:8.1f} µs CPU each")
+    if not os.path.isdir("/proc/self/task"):
+        print("an idle server: not measured (no /proc here)")
+        return
+    loop, others, switches = idle_server(arguments.idle_seconds)
+    print(
+        f"croupier serve with {IDLE_TABLES} tables and nobody at them, over "
+        f"{arguments.idle_seconds:g} s: its event loop {loop:.3f} cores, its other threads "
+        f"{others:.3f} cores, {switches:.0f} context switches a second"
+    )
 
 
 if __name__ == "__main__":

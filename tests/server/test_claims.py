@@ -78,6 +78,46 @@ def test_a_process_claims_its_share_first_then_what_a_dead_one_left() -> None:
     asyncio.run(scenario())
 
 
+def test_a_process_running_every_table_does_not_ask_who_runs_what() -> None:
+    """A single server runs every table: its looks ask the database nothing (the survey
+    was most of an idle server's CPU) until a table is lost; then it looks again."""
+    leases = Leases(held_elsewhere=set())
+    surveys = 0
+    survey = leases.survey
+
+    def counted() -> tuple[set[str], dict[str, str]]:
+        nonlocal surveys
+        surveys += 1
+        return survey()
+
+    leases.survey = counted  # type: ignore[method-assign]
+    stopped: list[str] = []
+
+    async def run(table: str, epoch: int) -> None:
+        pass
+
+    async def stop(table: str) -> None:
+        stopped.append(table)
+
+    claims = Claims(leases, ["a", "b"], Share(0, 1), run=run, stop=stop)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        await claims.look(everything=False, preferred=["a", "b"])
+        assert (claims.held, surveys) == ({"a", "b"}, 1)
+        for _ in range(3):
+            await claims.look(everything=True, preferred=[])
+        assert surveys == 1
+        assert (claims.vacant, claims.owners) == (set(), {"a": "here:2:y", "b": "here:2:y"})
+        leases.elsewhere.add("b")  # taken over while this process was stopped
+        leases.held.pop("b")
+        claims.lose({"b"})
+        await claims.look(everything=True, preferred=[])
+        assert stopped == ["b"] and surveys == 2
+        assert claims.owners == {"a": "here:2:y", "b": "elsewhere:1:x"}
+
+    asyncio.run(scenario())
+
+
 def test_a_lost_table_stops_at_once_and_is_claimed_again_once_free() -> None:
     """A renewal that finds a table gone (another process claimed it) stops it here at
     the next look; when it is free again, it is claimed under a new epoch."""

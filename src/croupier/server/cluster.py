@@ -157,6 +157,13 @@ class Claims:
             _log.error("claims: table %s is run by another process now; stopping it", table)
             self.ownership.forget(table)
             await self.stop_table(table)
+        if self.held.issuperset(self.tables):
+            # Every table runs here (a single server): none to claim, none run elsewhere,
+            # so the database is not asked (a lease lost is told by the renewals, and
+            # looked at at once).  A process with a share, or a standby, looks each time.
+            self.vacant = set()
+            self.owners = dict.fromkeys(self.held, self.ownership.owner)
+            return
         # Who runs what, first: a table whose owner lives is not asked for (its claim
         # would be refused), which spares a round trip a table a look.
         vacant, owners = await asyncio.to_thread(self.ownership.survey)
