@@ -630,6 +630,9 @@ class TableRuntime:
                     rules_version=str(self.preset.version),
                     record=record,
                 )
+                if staked:
+                    # The round's account with the round, for its first stakes to find.
+                    ledger.open_round_account(conn, round_id)
             if known is not None:
                 on_table = {ids[name]: known[name] for name in names if name in known}
                 wanted = {ids[name]: staked[name] for name in names if name in staked}
