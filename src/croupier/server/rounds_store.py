@@ -34,7 +34,7 @@ from croupier.backoffice.columns import irregular_inputs, placed_bets, shoe_colu
 from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
 from croupier.server.driver import Prepared
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
-from croupier.server.ledger import from_units, to_units
+from croupier.server.ledger import balance, from_units, to_units
 from croupier.server.records import RecordedInput, RoundRecord
 from croupier.server.schema import (
     ROUND_STATUSES,
@@ -621,14 +621,7 @@ def join_round(
     if joined is None:
         units = given.get("units")
         if units is None:
-            units = (
-                conn.execute(
-                    select(accounts.c.balance).where(
-                        accounts.c.kind == "player", accounts.c.owner == str(user_id)
-                    )
-                ).scalar()
-                or 0
-            )
+            units = to_units(balance(conn, user_id))
         conn.execute(
             round_players.insert().values(
                 round_id=round_id, user_id=user_id, balance_before=units, balance_after=None
