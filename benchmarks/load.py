@@ -987,6 +987,23 @@ def spread(items: list[Any], count: int) -> list[list[Any]]:
     return [items[index::count] for index in range(count)]
 
 
+def by_table(seats: list[list[Any]], count: int) -> list[list[Any]]:
+    """Seated bots (as :func:`seated` gives them) dealt to ``count`` processes a whole
+    table at a time, in turn: a table's announcement is then read by one process, which
+    wakes once for its seven sockets, where dealt bot by bot it woke both.
+
+    >>> [[bot[0] for bot in part] for part in by_table(
+    ...     [["a", "", "t000", 1], ["b", "", "t000", 2], ["c", "", "t001", 1]], 2)]
+    [['a', 'b'], ['c']]
+    """
+    tables = list(dict.fromkeys(bot[2] for bot in seats))
+    process = {table: index % count for index, table in enumerate(tables)}
+    parts: list[list[Any]] = [[] for _ in range(count)]
+    for bot in seats:
+        parts[process[bot[2]]].append(bot)
+    return parts
+
+
 def seated(bots: list[tuple[str, str]], table: str | None = None) -> list[list[Any]]:
     """Each bot with its table and box: (name, token, table, box), seven to a table (or
     all at ``table``, in turn at its boxes)."""
@@ -1019,7 +1036,7 @@ def phase(
     if behind:
         lead += BEHIND_SIGN_IN * len(server.behind)
     start = time.time() + 0.5 + lead
-    bots = spread(seated(server.bots), count)
+    bots = by_table(seated(server.bots), count)
     backers = spread(seated(server.behind, WATCHED) if behind else [], count)
     jobs = [
         {
