@@ -35,7 +35,8 @@ Each phase also prints the CPU each part spent while it was measured: the server
 processes, the bots' (the processes playing the bots and watchers, and this one) and
 PostgreSQL's processes, in cores and per action (psutil, by process id); how the
 server's CPU divides between its event loops (each process's main thread) and its other
-threads (the tables' writes to the database, and the clocks), and its threads' context
+threads (the tables' writes to the database, and the clocks), how much of it was spent
+in the kernel (system calls: sockets, round trips, sleeps and wake-ups), and its threads' context
 switches an action (Linux's ``/proc``: each is a thread put to sleep or woken, for a
 socket, a lock or the interpreter's); and the time the server took to commit each
 round's settlement, from its Prometheus histogram ``croupier_round_close_seconds`` at
@@ -279,6 +280,15 @@ class Meter:
         return float(times.user + times.system)
 
     @staticmethod
+    def _kernel_cpu(process: psutil.Process) -> float:
+        """The CPU seconds ``process`` spent in the kernel (its system calls: sockets,
+        the database's round trips, threads put to sleep and woken)."""
+        try:
+            return float(process.cpu_times().system)
+        except psutil.Error:
+            return 0.0
+
+    @staticmethod
     def _loop_cpu(process: psutil.Process) -> float:
         """The CPU seconds of ``process``'s main thread (a server's event loop)."""
         try:
@@ -288,11 +298,13 @@ class Meter:
         return sum(t.user_time + t.system_time for t in threads if t.id == process.pid)
 
     @staticmethod
-    def _switches(process: psutil.Process) -> float:
-        """Context switches so far of every thread of ``process``, voluntary (it waited:
-        for a socket, a lock, the interpreter) or not (Linux's ``/proc``; 0 elsewhere)."""
+    def _switches(process: psutil.Process, loop: bool = False) -> float:
+        """Context switches so far of every thread of ``process`` (``loop``: of its main
+        thread alone), voluntary (it waited: for a socket, a lock, the interpreter) or
+        not (Linux's ``/proc``; 0 elsewhere)."""
         total = 0
-        for status in Path(f"/proc/{process.pid}/task").glob("*/status"):
+        tasks = Path(f"/proc/{process.pid}/task")
+        for status in [tasks / str(process.pid) / "status"] if loop else tasks.glob("*/status"):
             with contextlib.suppress(OSError):
                 for line in status.read_text().splitlines():
                     if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt")):
@@ -311,7 +323,9 @@ class Meter:
             "server": {process.pid: self._cpu(process) for process in server},
             "bots": {process.pid: self._cpu(process) for process in self.bots},
             "loop": {process.pid: self._loop_cpu(process) for process in server},
+            "kernel": {process.pid: self._kernel_cpu(process) for process in server},
             "switches": {process.pid: self._switches(process) for process in server},
+            "loop_switches": {process.pid: self._switches(process, True) for process in server},
         }
         if self.postgres:
             seconds["postgres"] = {
@@ -1194,7 +1208,9 @@ def report(label: str, played: Played) -> None:
             print(
                 f"  {'':34s} the server's CPU: its event loop {loop * per:.2f} ms an action,"
                 f" its other threads (the writes) {(server - loop) * per:.2f} ms;"
+                f" in the kernel {played.spent['kernel'] * per:.2f} ms;"
                 f" {played.spent['switches'] / stats.actions:.1f} context switches an action"
+                f" ({played.spent['loop_switches'] / stats.actions:.1f} of them the loop's)"
             )
     close = played.round_close
     if close is None:

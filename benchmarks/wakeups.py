@@ -10,7 +10,7 @@ the loop and the threads rarely sleep.  This prints the CPU of each kind of wake
 here, beside the CPU of a fixed piece of plain Python work, so that two machines'
 figures can be told apart::
 
-    python benchmarks/wakeups.py [--times 2000] [--idle-seconds 10]
+    python benchmarks/wakeups.py [--times 2000] [--idle-seconds 10] [--db postgresql://...]
 
 Each line is the process's CPU (user and system) per wake-up, over ``--times`` of them.
 Then the same sleep at several lengths: on a virtual machine a thread woken after a
@@ -18,7 +18,7 @@ long sleep pays for the caches it finds cold, so a server's threads that wake se
 (its timers) pay more each time than one kept busy.  Last, a server with nothing to do:
 ``croupier serve`` with 72 tables and no player, its CPU over ``--idle-seconds``
 (Linux's ``/proc``: its event loop's thread, and the others), what every action of a
-paced load shares.
+paced load shares; on a new SQLite file, or with ``--db`` on that database.
 """
 
 from __future__ import annotations
@@ -116,10 +116,11 @@ def sleeps_of(seconds: float) -> Callable[[int], None]:
 IDLE_TABLES = 72
 
 
-def idle_server(seconds: float) -> tuple[float, float, float]:
-    """``croupier serve`` on a new SQLite database with :data:`IDLE_TABLES` tables and
-    nobody connected, once its figures are ready: the cores its event loop's thread and
-    its other threads spent over ``seconds``, and their context switches a second."""
+def idle_server(seconds: float, db: str | None = None) -> tuple[float, float, float]:
+    """``croupier serve`` with :data:`IDLE_TABLES` tables and nobody connected, on a new
+    SQLite database (``db``: on that database, which it migrates), once its figures are
+    ready: the cores its event loop's thread and its other threads spent over
+    ``seconds``, and their context switches a second."""
     with tempfile.TemporaryDirectory() as directory:
         tables = Path(directory, "tables.toml")
         tables.write_text(
@@ -131,7 +132,7 @@ def idle_server(seconds: float) -> tuple[float, float, float]:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         command = [sys.executable, "-m", "croupier", "serve", "--port", str(port)]
-        command += ["--db", f"sqlite:///{directory}/idle.db", "--tables", str(tables)]
+        command += ["--db", db or f"sqlite:///{directory}/idle.db", "--tables", str(tables)]
         server = subprocess.Popen(command, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 120
@@ -178,6 +179,9 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--times", type=int, default=2000)
     options.add_argument("--idle-seconds", type=float, default=10.0)
+    options.add_argument(
+        "--db", help="the idle server's database (default: a new SQLite file), e.g. postgresql://"
+    )
     arguments = options.parse_args()
     times = arguments.times
     print(f"CPU a wake-up on this machine, {times} of each ({NAP * 1000:.0f} ms sleeps):")
@@ -198,9 +202,10 @@ def main() -> None:
     if not os.path.isdir("/proc/self/task"):
         print("an idle server: not measured (no /proc here)")
         return
-    loop, others, switches = idle_server(arguments.idle_seconds)
+    loop, others, switches = idle_server(arguments.idle_seconds, arguments.db)
+    where = "SQLite" if arguments.db is None else arguments.db.partition(":")[0]
     print(
-        f"croupier serve with {IDLE_TABLES} tables and nobody at them, over "
+        f"croupier serve on {where} with {IDLE_TABLES} tables and nobody at them, over "
         f"{arguments.idle_seconds:g} s: its event loop {loop:.3f} cores, its other threads "
         f"{others:.3f} cores, {switches:.0f} context switches a second"
     )
