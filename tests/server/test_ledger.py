@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from croupier.server import db, ledger, rounds_store
+from croupier.server.driver import trace
 from croupier.server.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -343,6 +344,46 @@ def test_a_stake_asks_whether_its_round_closed_without_reading_the_rounds_stakes
     close(engine, "r1", {}, "close-r1")
     with pytest.raises(LedgerError, match="already closed"):
         stake(engine, 1, "r1", "5", "s41")
+
+
+def test_a_movement_is_one_statement_on_postgresql_and_a_taken_key_moves_nothing(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A movement writes its transaction, its legs and the accounts' cached balances:
+    on PostgreSQL in one statement (one round trip), on SQLite in three.  Where its
+    idempotency key was taken meanwhile (a concurrent request committed first), none
+    of the three is written and the transaction already made is answered."""
+    new_round(engine, "r1")
+    grant(engine, 1, "100", "g1")
+    with engine.begin() as conn:
+        player, table = ledger.player_account(conn, 1), ledger.round_account(conn, "r1")
+        statements = trace(conn)
+        made = ledger._record(
+            conn,
+            key="s1",
+            kind="stake",
+            request_hash="h1",
+            round_id="r1",
+            memo="bet",
+            deltas={player: -2_500, table: 2_500},
+        )
+        assert len(statements) == (1 if engine.dialect.name == "postgresql" else 3)
+    assert legs_of(engine, made) == {("player", "1"): -2_500, ("round", "r1"): 2_500}
+    before = snapshot(engine)
+    with engine.begin() as conn:
+        again = ledger._record(
+            conn,
+            key="s1",
+            kind="stake",
+            request_hash="h1",
+            round_id="r1",
+            memo="bet",
+            deltas={player: -2_500, table: 2_500},
+        )
+    assert again == made
+    assert snapshot(engine) == before
+    assert balance(engine, 1) == D("75")
+    assert problems(engine) == []
 
 
 def test_refund_never_exceeds_the_users_stake(engine: sqlalchemy.Engine) -> None:

@@ -123,7 +123,12 @@ class Prepared:
         compiled = self._compiled.get(key)
         if compiled is not None:
             return compiled
-        built = self.statement.compile(dialect=dialect, column_keys=list(values))
+        # The names given are the columns an INSERT or UPDATE writes; elsewhere they are
+        # only parameters (a SELECT whose CTEs write would otherwise SET each column named).
+        writes = isinstance(self.statement, sqlalchemy.Insert | sqlalchemy.Update)
+        built = self.statement.compile(
+            dialect=dialect, column_keys=list(values) if writes else None
+        )
         assert isinstance(built, SQLCompiler)
         processors = {}
         defaults = {
