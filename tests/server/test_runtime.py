@@ -75,6 +75,58 @@ def test_a_balance_is_read_and_sent_only_when_the_input_changed_it(
     assert paid.over and paid.balances == {ann: Decimal("1100.00"), bob: Decimal("1000.00")}
 
 
+def test_a_stakes_reads_go_with_its_input_in_one_round_trip_on_postgresql(
+    engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bet at a round already open sends its input's row, the player's limits, his
+    join to the round (his first bet in it) and the ledger's reads of the movement
+    (both accounts locked, the key and the round's close looked up) together: on
+    PostgreSQL in psycopg's pipeline mode, one round trip, where each was one; then
+    its movement (one statement on PostgreSQL).  A withdrawal sends its row and the
+    ledger's reads the same way.  The money is what it was one statement at a time."""
+    ids = make_users(engine, "ann", "bob")
+    runtime = table(engine, ids, "rws-v5", RWS_CARDS)
+    postgres = engine.dialect.name == "postgresql"
+    piped: list[tuple[bool, int]] = []
+    traced: list[dict[Any, Any]] = []
+    real = driver.pipeline
+
+    @contextlib.contextmanager
+    def watched(conn: sqlalchemy.Connection) -> Iterator[None]:
+        statements = driver.trace(conn)
+        traced.append(conn.info)
+        with real(conn):
+            info = getattr(conn.connection.dbapi_connection, "info", None)
+            status = getattr(info, "pipeline_status", 0)  # psycopg's: 1 when on
+            yield
+        piped.append((bool(status), len(statements)))
+
+    def after() -> int:
+        """Statements the write ran after its pipeline (its tracing ends)."""
+        info = traced.pop()
+        return len(info.pop(driver._TRACE)) - piped[-1][1]
+
+    monkeypatch.setattr(driver, "pipeline", watched)
+    act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)  # opens the round
+    assert piped == []
+    act(runtime, "bet", "bob", {"box": 2, "amount": "50"}, now=1, balances={ids["bob"]})
+    # The row, the limits, the join, the accounts locked, the key: one pipeline.
+    assert piped == [(postgres, 5)]
+    # The movement, then the balance the player is sent.
+    assert after() == (1 if postgres else 3) + 1
+    act(runtime, "bet", "bob", {"box": 2, "amount": "25"}, now=2)  # joined already
+    assert piped[-1] == (postgres, 4)
+    assert after() == (1 if postgres else 3)
+    withdrawn = act(runtime, "withdraw", "bob", {"box": 2}, now=3, balances={ids["bob"]})
+    assert piped[-1] == (postgres, 3)
+    assert withdrawn.balances == {ids["bob"]: Decimal("1000.00")}
+    after()
+    assert balance(engine, ids["ann"]) == Decimal("900.00")
+    assert books(engine) == []
+    with engine.connect() as conn:
+        assert len(rounds_store.load_round(conn, runtime.round_id).record.inputs) == 4
+
+
 def test_an_input_that_moves_no_money_is_a_transaction_of_its_own_on_postgresql(
     engine: sqlalchemy.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

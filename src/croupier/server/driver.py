@@ -49,7 +49,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
-__all__ = ["Prepared", "Ran", "alone", "savepoint", "trace"]
+__all__ = ["Prepared", "Ran", "Sent", "alone", "pipeline", "savepoint", "trace"]
 
 _TRACE = "croupier.trace"
 
@@ -194,6 +194,42 @@ class Prepared:
         parameters = [self._parameters(compiled, values) for values in rows]
         return self._execute(conn, compiled, parameters, many=True).rowcount
 
+    def send(self, conn: sqlalchemy.Connection, values: Mapping[str, Any] | None = None) -> Sent:
+        """Send with ``values`` in ``conn``'s transaction; what it did is read later, from
+        the :class:`Sent`.  Inside a :func:`pipeline` the statement goes to the database
+        with the others sent in it, and its result is read after the block; elsewhere it
+        runs at once, as :meth:`run` does.
+
+        Raises:
+            sqlalchemy.exc.DBAPIError: as :meth:`run` (inside a pipeline, at its end).
+        """
+        values = values or {}
+        compiled = self._compile(conn.dialect, values)
+        parameters = self._parameters(compiled, values)
+        if not conn.info.get(_PIPELINE):
+            return Sent(ran=self._execute(conn, compiled, [parameters], many=False))
+        cursor = self._cursor(conn)
+        _traced(conn, compiled.sql)
+        with _typed(conn, compiled.sql, parameters, cursor):
+            cursor.execute(compiled.sql, parameters)
+
+        def read() -> Ran:
+            if conn.info.get(_PIPELINE):
+                raise RuntimeError("a sent statement read inside its pipeline")
+            try:
+                return self._read(conn, compiled, cursor, parameters)
+            finally:
+                cursor.close()
+
+        return Sent(read=read)
+
+    @staticmethod
+    def _cursor(conn: sqlalchemy.Connection) -> Any:
+        dbapi_connection = conn.connection.dbapi_connection
+        if dbapi_connection is None:  # pragma: no cover - an invalidated connection
+            raise sqlalchemy.exc.ResourceClosedError("the connection was invalidated")
+        return dbapi_connection.cursor()
+
     def _execute(
         self,
         conn: sqlalchemy.Connection,
@@ -202,19 +238,27 @@ class Prepared:
         *,
         many: bool,
     ) -> Ran:
-        dbapi_connection = conn.connection.dbapi_connection
-        if dbapi_connection is None:  # pragma: no cover - an invalidated connection
-            raise sqlalchemy.exc.ResourceClosedError("the connection was invalidated")
-        dialect = conn.dialect
-        traced = conn.info.get(_TRACE) if conn.info else None
-        if traced is not None:
-            traced.append(compiled.sql)
-        cursor = dbapi_connection.cursor()
+        if conn.info.get(_PIPELINE):
+            raise RuntimeError("a statement run inside a pipeline: send it, or run it after")
+        cursor = self._cursor(conn)
+        _traced(conn, compiled.sql)
         try:
-            if many:
-                cursor.executemany(compiled.sql, parameters)
-            else:
-                cursor.execute(compiled.sql, parameters[0])
+            with _typed(conn, compiled.sql, parameters if many else parameters[0], cursor):
+                if many:
+                    cursor.executemany(compiled.sql, parameters)
+                else:
+                    cursor.execute(compiled.sql, parameters[0])
+            return self._read(conn, compiled, cursor, parameters[0])
+        finally:
+            cursor.close()
+
+    @staticmethod
+    def _read(
+        conn: sqlalchemy.Connection, compiled: _Compiled, cursor: Any, parameters: Any
+    ) -> Ran:
+        """What the statement on ``cursor`` did: its rows (each column through its type's
+        result processor) and its row count."""
+        with _typed(conn, compiled.sql, parameters, cursor):
             rows: list[Any] = []
             if compiled.row is not None and cursor.description is not None:
                 make, results = compiled.row, compiled.results
@@ -231,21 +275,100 @@ class Prepared:
                 else:
                     rows = [make(*row) for row in cursor.fetchall()]
             return Ran(rows, cursor.rowcount)
-        except dialect.loaded_dbapi.Error as error:
-            dead = dialect.is_disconnect(error, dbapi_connection, cursor)
-            typed = sqlalchemy.exc.DBAPIError.instance(
-                compiled.sql,
-                parameters if many else parameters[0],
-                error,
-                dialect.loaded_dbapi.Error,
-                connection_invalidated=dead,
-                dialect=dialect,
-            )
-            if dead:
-                conn.invalidate(error)
-            raise typed from error
+
+
+class Sent:
+    """A statement sent by :meth:`Prepared.send`: what it did, read once it is there.
+
+    >>> Sent(ran=Ran([], 1)).ran().rowcount
+    1
+    """
+
+    __slots__ = ("_ran", "_read")
+
+    def __init__(self, *, ran: Ran | None = None, read: Callable[[], Ran] | None = None) -> None:
+        self._ran = ran
+        self._read = read
+
+    def ran(self) -> Ran:
+        """Its rows and row count (inside its pipeline: a :class:`RuntimeError`, for the
+        database has not answered yet)."""
+        if self._ran is None:
+            assert self._read is not None
+            self._ran = self._read()
+        return self._ran
+
+
+def _traced(conn: sqlalchemy.Connection, sql: str) -> None:
+    traced = conn.info.get(_TRACE) if conn.info else None
+    if traced is not None:
+        traced.append(sql)
+
+
+@contextlib.contextmanager
+def _typed(
+    conn: sqlalchemy.Connection, sql: str, parameters: Any, cursor: Any = None
+) -> Iterator[None]:
+    """The driver's errors in the block raised as SQLAlchemy types them; a connection
+    the error shows dead is invalidated, so that the pool replaces it."""
+    dialect = conn.dialect
+    try:
+        yield
+    except dialect.loaded_dbapi.Error as error:
+        dbapi_connection = conn.connection.dbapi_connection
+        dead = dialect.is_disconnect(error, dbapi_connection, cursor)
+        typed = sqlalchemy.exc.DBAPIError.instance(
+            sql,
+            parameters,
+            error,
+            dialect.loaded_dbapi.Error,
+            connection_invalidated=dead,
+            dialect=dialect,
+        )
+        if dead:
+            conn.invalidate(error)
+        raise typed from error
+
+
+#: Where a connection keeps whether a :func:`pipeline` is open on it.
+_PIPELINE = "croupier.pipeline"
+
+
+@contextlib.contextmanager
+def pipeline(conn: sqlalchemy.Connection) -> Iterator[None]:
+    """The statements :meth:`Prepared.send` sends in the block go to the database
+    together: with psycopg, in its pipeline mode, one round trip at the block's end for
+    all of them (and for the ``BEGIN`` before them), where each was a round trip of its
+    own.  The database runs them one after the other, in order, as before.  Each one's
+    result is read after the block (:meth:`Sent.ran`); nothing else may run a statement
+    inside it.  Elsewhere (SQLite) each statement runs as it is sent.
+
+    An error of any of them is raised at the block's end, typed as :meth:`Prepared.run`
+    types it; the transaction has then failed, as it would have at that statement.
+
+    >>> from croupier.server.schema import accounts
+    >>> engine = sqlalchemy.create_engine("sqlite://")
+    >>> accounts.create(engine)
+    >>> add = Prepared(accounts.insert())
+    >>> count = Prepared(sqlalchemy.select(sqlalchemy.func.count()).select_from(accounts))
+    >>> with engine.begin() as conn:
+    ...     with pipeline(conn):
+    ...         added = add.send(conn, {"kind": "player", "owner": "7", "balance": 0})
+    ...         counted = count.send(conn)
+    ...     added.ran().rowcount, counted.ran().scalar()
+    (1, 1)
+    """
+    dbapi_connection = conn.connection.dbapi_connection
+    enter = getattr(dbapi_connection, "pipeline", None)
+    if enter is None or conn.info.get(_PIPELINE):
+        yield
+        return
+    with _typed(conn, "(a pipeline's statements)", None), enter():
+        conn.info[_PIPELINE] = True
+        try:
+            yield
         finally:
-            cursor.close()
+            conn.info[_PIPELINE] = False
 
 
 #: Savepoint statements by nesting depth (a name may be used again once released).

@@ -47,7 +47,7 @@ from croupier.server.db import (
     insert_ignoring_for,
     utcnow,
 )
-from croupier.server.driver import Prepared
+from croupier.server.driver import Prepared, Sent
 from croupier.server.errors import (
     IdempotencyConflict,
     InsufficientFunds,
@@ -58,6 +58,7 @@ from croupier.server.schema import accounts, legs, rounds, transactions
 
 __all__ = [
     "UNIT",
+    "MoveReads",
     "Movement",
     "balance",
     "balances",
@@ -73,6 +74,7 @@ __all__ = [
     "refund",
     "round_account",
     "round_stakes",
+    "send_move_reads",
     "session_totals",
     "stake",
     "to_units",
@@ -470,11 +472,15 @@ def _transaction_statement(dialect: str) -> Prepared:
 
 
 def _open_round_or_found(
-    conn: sqlalchemy.Connection, key: str, request_hash: str, round_id: str
+    conn: sqlalchemy.Connection,
+    key: str,
+    request_hash: str,
+    round_id: str,
+    sent: Sent | None = None,
 ) -> int | None:
     """The transaction already made with ``key`` (a retry moves nothing); else ``None``,
     once the round is known to be open (:class:`LedgerError` if it was closed)."""
-    found, closing = _existing_or_closing(conn, key, request_hash, round_id)
+    found, closing = _existing_or_closing(conn, key, request_hash, round_id, sent)
     if found is None and closing is not None:
         raise LedgerError(f"round {round_id!r} was already closed by transaction {closing}")
     return found
@@ -492,11 +498,19 @@ def _lock_owned(
         ids = _account_ids(conn, owners)
         balances = _lock(conn, ids.values())
         return {owner: (found, balances[found]) for owner, found in ids.items()}
+    return _locked(_send_lock_owned(conn, owners))
+
+
+def _send_lock_owned(conn: sqlalchemy.Connection, owners: list[tuple[str, str]]) -> Sent:
+    """The statement of :func:`_lock_owned` for a few owners, sent; :func:`_locked` reads it."""
     parameters = {}
     for index, (kind, owner) in enumerate(owners):
         parameters[f"kind{index}"], parameters[f"owner{index}"] = kind, owner
-    rows = _lock_owned_statement(len(owners)).run(conn, parameters).all()
-    return {(row.kind, row.owner): (row.id, row.balance) for row in rows}
+    return _lock_owned_statement(len(owners)).send(conn, parameters)
+
+
+def _locked(sent: Sent) -> dict[tuple[str, str], tuple[int, int]]:
+    return {(row.kind, row.owner): (row.id, row.balance) for row in sent.ran().all()}
 
 
 def _account_ids(
@@ -514,11 +528,18 @@ def _account_ids(
 
 
 def _existing_or_closing(
-    conn: sqlalchemy.Connection, key: str, request_hash: str, round_id: str
+    conn: sqlalchemy.Connection,
+    key: str,
+    request_hash: str,
+    round_id: str,
+    sent: Sent | None = None,
 ) -> tuple[int | None, int | None]:
     """In one query: the transaction already made with ``key`` (if it was this same
-    request, as :func:`_existing`), and the first transaction that closed the round."""
-    rows = _KEY_OR_CLOSING.run(conn, {"key": key, "rid": round_id}).all()
+    request, as :func:`_existing`), and the first transaction that closed the round
+    (``sent``: that query, sent ahead)."""
+    if sent is None:
+        sent = _KEY_OR_CLOSING.send(conn, {"key": key, "rid": round_id})
+    rows = sent.ran().all()
     closing = None
     for row in rows:
         if row.idempotency_key == key:
@@ -642,11 +663,13 @@ def _move_on_round(
     memo: str,
     refuse: Callable[[dict[int, int], int, int, int], None],
     onto_table: bool,
+    reads: MoveReads | None = None,
 ) -> int:
     """Move ``amount`` between a user's account and a round's, once per key.
 
     ``refuse(balances, player, table, units)`` raises when the movement may not
     happen; it runs with both accounts locked and the round known to be open.
+    ``reads``: the movement's reads, sent ahead (:func:`send_move_reads`).
     """
     units = _positive_units(amount, kind)
     _check_key(idempotency_key, memo)
@@ -655,6 +678,8 @@ def _move_on_round(
         {"kind": kind, "user": user_id, "round": round_id, "amount": units}
     )
     owners = [("player", str(user_id)), ("round", round_id)]
+    if reads is not None and reads.of != (user_id, round_id, idempotency_key):
+        raise ValueError(f"the reads sent ahead are {reads.of}'s, not this movement's")
     move = functools.partial(
         _move_locked,
         conn,
@@ -668,7 +693,7 @@ def _move_on_round(
         refuse=refuse,
         onto_table=onto_table,
     )
-    locked = _lock_owned(conn, owners)
+    locked = _lock_owned(conn, owners) if reads is None else _locked(reads.locked)
     if len(locked) < len(owners):
         # A new account to make first: in a savepoint, so that a refusal leaves none.
         with conn.begin_nested():
@@ -676,7 +701,35 @@ def _move_on_round(
             round_account(conn, round_id)
             return move(_lock_owned(conn, owners))
     # Every check comes before the first write: a refusal leaves nothing to undo.
-    return move(locked)
+    return move(locked, keys=None if reads is None else reads.keys)
+
+
+@dataclass(frozen=True)
+class MoveReads:
+    """The reads of a movement between a player and a round (a stake, a refund), sent
+    ahead by :func:`send_move_reads`: its two accounts, locked, and the transactions
+    its key or the round's close already made."""
+
+    #: The movement they are for: the user, the round and the idempotency key.
+    of: tuple[int, str, str]
+    locked: Sent
+    keys: Sent
+
+
+def send_move_reads(
+    conn: sqlalchemy.Connection, user_id: int, round_id: str, *, idempotency_key: str
+) -> MoveReads:
+    """Send the reads of the stake or refund of ``user_id`` on ``round_id`` with
+    ``idempotency_key`` (in a :func:`~croupier.server.driver.pipeline`, with a table's
+    input, so that they cost no round trip of their own); give them to :func:`stake`
+    or :func:`refund`.  The accounts are locked in the order :func:`_lock_owned` locks
+    them, and the key read after them, as the movement itself does."""
+    owners = [("player", str(user_id)), ("round", round_id)]
+    return MoveReads(
+        (user_id, round_id, idempotency_key),
+        _send_lock_owned(conn, owners),
+        _KEY_OR_CLOSING.send(conn, {"key": idempotency_key, "rid": round_id}),
+    )
 
 
 def _move_locked(
@@ -692,10 +745,11 @@ def _move_locked(
     memo: str,
     refuse: Callable[[dict[int, int], int, int, int], None],
     onto_table: bool,
+    keys: Sent | None = None,
 ) -> int:
     """The movement of :func:`_move_on_round` once both accounts are locked."""
     (player, player_units), (table, table_units) = (locked[owner] for owner in owners)
-    found = _open_round_or_found(conn, key, request_hash, round_id)
+    found = _open_round_or_found(conn, key, request_hash, round_id, keys)
     if found is not None:
         return found
     refuse({player: player_units, table: table_units}, player, table, units)
@@ -719,11 +773,13 @@ def stake(
     *,
     idempotency_key: str,
     memo: str,
+    reads: MoveReads | None = None,
 ) -> int:
     """Move a bet from a user's account onto a round's table; the transaction id.
 
     Raises :class:`~croupier.server.errors.InsufficientFunds` if the user's balance
     is short, and :class:`~croupier.server.errors.LedgerError` if the round is closed.
+    ``reads``: its reads, sent ahead by :func:`send_move_reads`.
     """
 
     def refuse(balances: dict[int, int], player: int, table: int, units: int) -> None:
@@ -743,6 +799,7 @@ def stake(
         memo=memo,
         refuse=refuse,
         onto_table=True,
+        reads=reads,
     )
 
 
@@ -754,11 +811,12 @@ def refund(
     *,
     idempotency_key: str,
     memo: str,
+    reads: MoveReads | None = None,
 ) -> int:
     """Give back (part of) a user's bet on a round before the deal; the transaction id.
 
     Never more than the user has on that round, nor than the round account holds
-    (:class:`~croupier.server.errors.InsufficientFunds`).
+    (:class:`~croupier.server.errors.InsufficientFunds`).  ``reads``: as :func:`stake`.
     """
 
     def refuse(balances: dict[int, int], player: int, table: int, units: int) -> None:
@@ -784,6 +842,7 @@ def refund(
         memo=memo,
         refuse=refuse,
         onto_table=False,
+        reads=reads,
     )
 
 

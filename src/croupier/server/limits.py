@@ -43,7 +43,7 @@ from sqlalchemy import delete, select
 
 from croupier.server import ledger, play_sessions
 from croupier.server.db import insert_ignoring
-from croupier.server.driver import Prepared
+from croupier.server.driver import Prepared, Sent
 from croupier.server.errors import (
     InvalidLimit,
     LossLimitReached,
@@ -68,7 +68,9 @@ __all__ = [
     "check_stake",
     "confirm",
     "read",
+    "read_from",
     "self_exclude",
+    "send_read",
     "stricter",
     "take_break",
 ]
@@ -144,7 +146,18 @@ _READ = Prepared(
 
 def read(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> Limits:
     """The player's limits, and his break or exclusion while it lasts."""
-    rows = _READ.run(conn, {"user": user_id}).all()
+    return read_from(send_read(conn, user_id), now)
+
+
+def send_read(conn: sqlalchemy.Connection, user_id: int) -> Sent:
+    """The statement of :func:`read`, sent (in a :func:`~croupier.server.driver.
+    pipeline`, with others); :func:`read_from` reads the limits from it."""
+    return _READ.send(conn, {"user": user_id})
+
+
+def read_from(sent: Sent, now: datetime) -> Limits:
+    """The limits :func:`send_read` read, as :func:`read` gives them."""
+    rows = sent.ran().all()
     if not rows:
         return Limits()
     row = rows[0]
@@ -311,9 +324,12 @@ def _day(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def check_access(conn: sqlalchemy.Connection, user_id: int, now: datetime) -> Limits:
-    """Refuse a player on a break or self-excluded; his limits otherwise."""
-    limits = read(conn, user_id, now)
+def check_access(
+    conn: sqlalchemy.Connection, user_id: int, now: datetime, *, sent: Sent | None = None
+) -> Limits:
+    """Refuse a player on a break or self-excluded; his limits otherwise (``sent``: as
+    :func:`send_read` read them)."""
+    limits = read_from(sent if sent is not None else send_read(conn, user_id), now)
     if limits.excluded_until is not None:
         raise SelfExcluded(
             f"you have excluded yourself from play until {_day(limits.excluded_until)}; "
@@ -336,18 +352,20 @@ def check_stake(
     *,
     new_bet: bool,
     now: datetime,
+    sent: Sent | None = None,
 ) -> None:
     """Refuse a stake of ``amount`` that the player's limits forbid.
 
     ``new_bet``: the stake opens a bet (a double, a split or insurance adds to a hand
-    already in play, which the session-time limit lets the player finish).
+    already in play, which the session-time limit lets the player finish).  ``sent``:
+    his limits as :func:`send_read` read them (else they are read here).
 
     Raises:
         SelfExcluded, OnBreak: the player may not play now.
         LossLimitReached: the stake would take the session's loss past the limit.
         SessionTimeLimitReached: a new bet once the session has lasted the time limit.
     """
-    limits = check_access(conn, user_id, now)
+    limits = check_access(conn, user_id, now, sent=sent)
     if limits.loss_limit is None and limits.session_minutes is None:
         return
     session = play_sessions.current(conn, user_id, now)

@@ -32,7 +32,7 @@ from sqlalchemy import bindparam, select, update
 
 from croupier.backoffice.columns import irregular_inputs, placed_bets, shoe_columns
 from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
-from croupier.server.driver import Prepared
+from croupier.server.driver import Prepared, Sent
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import balance, from_units, to_units
 from croupier.server.records import RecordedInput, RoundRecord
@@ -53,10 +53,12 @@ __all__ = [
     "PlayedRound",
     "RoundRow",
     "append_input",
+    "appended",
     "create_round",
     "finish_round_player",
     "finish_round_players",
     "join_round",
+    "joined",
     "last_round",
     "load_round",
     "open_rounds",
@@ -64,6 +66,8 @@ __all__ = [
     "record_of",
     "round_balances",
     "save_round",
+    "send_input",
+    "send_join",
 ]
 
 _CLOSED = ("settled", "void")
@@ -412,16 +416,41 @@ def append_input(
     :class:`NotFound` if there is no such round; :class:`RoundError` if the round is
     closed or ``seq`` is not the next number.
     """
+    sent = send_input(conn, round_id, seq, entry, lease=lease)
+    appended(conn, sent, round_id, seq, fence=fence)
+
+
+def send_input(
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    seq: int,
+    entry: RecordedInput,
+    *,
+    lease: tuple[str, int] | None = None,
+) -> Sent:
+    """The statement of :func:`append_input`, sent (in a :func:`~croupier.server.driver.
+    pipeline`, with others); :func:`appended` checks what it did."""
     text = _encode_input(round_id, entry)
     # Written only if the round is open and ``seq`` is next, in one statement: this runs
-    # at every input.  When nothing was written, the checks below say why.
+    # at every input.  When nothing was written, :func:`appended` says why.
     if lease is None:
-        written = _APPEND.run(conn, {"rid": round_id, "n": seq, "text": text}).rowcount
-    else:
-        table, epoch = lease
-        values = {"table": table, "epoch": epoch, "rid": round_id, "n": seq, "text": text}
-        written = _APPEND_FENCED.run(conn, values).rowcount
-    if written == 1:
+        return _APPEND.send(conn, {"rid": round_id, "n": seq, "text": text})
+    table, epoch = lease
+    values = {"table": table, "epoch": epoch, "rid": round_id, "n": seq, "text": text}
+    return _APPEND_FENCED.send(conn, values)
+
+
+def appended(
+    conn: sqlalchemy.Connection,
+    sent: Sent,
+    round_id: str,
+    seq: int,
+    *,
+    fence: Callable[[sqlalchemy.Connection], None] | None = None,
+) -> None:
+    """Raise as :func:`append_input` does if the input :func:`send_input` sent was not
+    written."""
+    if sent.ran().rowcount == 1:
         return
     if fence is not None:
         fence(conn)  # first: a table lost says so, whatever else is wrong
@@ -596,18 +625,39 @@ def join_round(
 
     A second call for the same round and user changes nothing.
     """
+    sent = send_join(conn, round_id, user_id, balance_before)
+    joined(conn, sent, round_id, user_id, balance_before)
+
+
+def send_join(
+    conn: sqlalchemy.Connection,
+    round_id: str,
+    user_id: int,
+    balance_before: Decimal | None = None,
+) -> Sent:
+    """The statement of :func:`join_round`, sent (in a :func:`~croupier.server.driver.
+    pipeline`, with others); :func:`joined` finishes what it did not do."""
     given = (
         {}
         if balance_before is None
         else {"units": _balance_units(balance_before, "balance before")}
     )
-    # One statement when the round and the user exist; the checks below say which not.
-    written = (
-        _join_statement(conn.dialect.name, balance_now=balance_before is None)
-        .run(conn, {"rid": round_id, "who": user_id, **given})
-        .rowcount
-    )
-    if written == 1:
+    # One statement when the round and the user exist; :func:`joined` says which not.
+    statement = _join_statement(conn.dialect.name, balance_now=balance_before is None)
+    return statement.send(conn, {"rid": round_id, "who": user_id, **given})
+
+
+def joined(
+    conn: sqlalchemy.Connection,
+    sent: Sent,
+    round_id: str,
+    user_id: int,
+    balance_before: Decimal | None = None,
+) -> None:
+    """Finish the join :func:`send_join` sent (with the same ``balance_before``):
+    nothing to do where it wrote its row; else :class:`NotFound` for a round or a user
+    that does not exist, and his row where he has none yet."""
+    if sent.ran().rowcount == 1:
         return
     _status(conn, round_id)
     known = conn.execute(select(users.c.id).where(users.c.id == user_id)).first()
@@ -619,9 +669,10 @@ def join_round(
         )
     ).first()
     if joined is None:
-        units = given.get("units")
-        if units is None:
+        if balance_before is None:
             units = to_units(balance(conn, user_id))
+        else:
+            units = _balance_units(balance_before, "balance before")
         conn.execute(
             round_players.insert().values(
                 round_id=round_id, user_id=user_id, balance_before=units, balance_after=None

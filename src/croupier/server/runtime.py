@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import sqlalchemy as sa
 
@@ -78,6 +78,17 @@ OPS = PLAYER_OPS | DEALER_OPS | SYSTEM_OPS
 _OVER = (Phase.SETTLED, Phase.VOID)
 R = TypeVar("R")
 _NOTHING = Decimal(0)
+
+
+class _Sent(NamedTuple):
+    """A movement's reads sent with its input's row (:meth:`TableRuntime._send_ahead`)."""
+
+    limits: driver.Sent | None
+    join: driver.Sent | None
+    move: ledger.MoveReads | None
+
+
+_NOT_SENT = _Sent(None, None, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -600,6 +611,15 @@ class TableRuntime:
         joined: set[tuple[str, int]] = set()
         # Nothing but the input's row to write: no money moves, the round goes on.
         moves_nothing = known is not None and not names and not over
+        # Where one player's money moves before the round is over (a bet, a double, a
+        # withdrawal), what it moves is known before the write: its reads are sent with
+        # the input's row, in one round trip (see _send_ahead).
+        ahead: tuple[int, Decimal] | None = None
+        if known is not None and not over and len(names) == 1:
+            (name,) = names
+            change = staked.get(name, _NOTHING) - known.get(name, _NOTHING)
+            if change:
+                ahead = (ids[name], change)
         started = time.perf_counter()
 
         def write(conn: sa.Connection) -> None:
@@ -613,12 +633,15 @@ class TableRuntime:
                         conn, round_id, seq, entry, lease=lease, fence=self._fence
                     )
                 return
+            sent: dict[int, _Sent] = {}
             if stored:
                 # One row for the new input: the round's record is not rewritten.  The
                 # same statement holds the table's lease (the fence).
-                rounds_store.append_input(
-                    conn, round_id, seq, entry, lease=lease, fence=self._fence
-                )
+                with driver.pipeline(conn):
+                    appended = rounds_store.send_input(conn, round_id, seq, entry, lease=lease)
+                    if ahead is not None:
+                        sent = self._send_ahead(conn, round_id, seq, *ahead)
+                rounds_store.appended(conn, appended, round_id, seq, fence=self._fence)
             else:
                 self._fence(conn)
                 rounds_store.create_round(
@@ -647,12 +670,18 @@ class TableRuntime:
                 delta = wanted.get(user, Decimal(0)) - on_table.get(user, Decimal(0))
                 if delta:
                     moved.add(user)
+                first = sent.get(user, _NOT_SENT)
                 if delta > 0:
                     # The player's own limits hold every stake (PlayRefused: nothing
                     # of this input is written).
-                    limits.check_stake(conn, user, delta, new_bet=op == "bet", now=moment)
+                    limits.check_stake(
+                        conn, user, delta, new_bet=op == "bet", now=moment, sent=first.limits
+                    )
                     if (round_id, user) not in self._joined:
-                        rounds_store.join_round(conn, round_id, user)
+                        if first.join is None:
+                            rounds_store.join_round(conn, round_id, user)
+                        else:
+                            rounds_store.joined(conn, first.join, round_id, user)
                         joined.add((round_id, user))
                     ledger.stake(
                         conn,
@@ -661,6 +690,7 @@ class TableRuntime:
                         delta,
                         idempotency_key=f"{round_id}:{seq}:{user}",
                         memo=f"round {record.number} at {self.config.id}: {op}",
+                        reads=first.move,
                     )
                 elif delta < 0:
                     ledger.refund(
@@ -670,6 +700,7 @@ class TableRuntime:
                         -delta,
                         idempotency_key=f"{round_id}:{seq}:{user}",
                         memo=f"round {record.number}: bet withdrawn",
+                        reads=first.move,
                     )
             if over:
                 returns: dict[int, Decimal] = {}
@@ -705,6 +736,30 @@ class TableRuntime:
         self._joined = set() if over else self._joined | joined
         self._close_seconds = time.perf_counter() - started
         return staked
+
+    def _send_ahead(
+        self, conn: sa.Connection, round_id: str, seq: int, user: int, change: Decimal
+    ) -> dict[int, _Sent]:
+        """Send the reads of the one movement of input ``seq`` (``change`` of ``user``'s
+        money on the table), in the pipeline of the input's own row: a stake's limits,
+        its join to the round (a player's first) and the ledger's reads; a refund's
+        ledger reads.  Each is checked after, in the order of a write without them."""
+        key = f"{round_id}:{seq}:{user}"
+        if change < 0:
+            return {
+                user: _Sent(
+                    None, None, ledger.send_move_reads(conn, user, round_id, idempotency_key=key)
+                )
+            }
+        read = limits.send_read(conn, user)
+        joining = None
+        if (round_id, user) not in self._joined:
+            joining = rounds_store.send_join(conn, round_id, user)
+        return {
+            user: _Sent(
+                read, joining, ledger.send_move_reads(conn, user, round_id, idempotency_key=key)
+            )
+        }
 
     def _fence(self, conn: sa.Connection) -> None:
         """Hold the table's lease for ``conn``'s transaction (:func:`fence`), where it
