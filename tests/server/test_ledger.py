@@ -386,6 +386,40 @@ def test_a_movement_is_one_statement_on_postgresql_and_a_taken_key_moves_nothing
     assert problems(engine) == []
 
 
+@pytest.mark.postgres
+def test_a_movement_finds_its_accounts_by_their_ids_on_postgresql(
+    postgres_engine: sqlalchemy.Engine,
+) -> None:
+    """The one statement of a movement on PostgreSQL updates each account found by its
+    primary key, in the plan PostgreSQL keeps for the prepared statement (a generic
+    one, whatever the parameters): an account is made for every round, and a plan
+    that read them all made every bet cost more as the rounds went by."""
+    compiled = ledger._movement_statement(2).statement.compile(dialect=postgres_engine.dialect)
+    names: list[str] = []
+
+    def numbered(found: re.Match[str]) -> str:
+        if found.group(1) not in names:
+            names.append(found.group(1))
+        return f"${names.index(found.group(1)) + 1}"
+
+    sql = re.sub(r"%\((\w+)\)s", numbered, str(compiled))
+    with postgres_engine.begin() as conn:
+        conn.exec_driver_sql("SET LOCAL plan_cache_mode = force_generic_plan")
+        conn.exec_driver_sql(f"PREPARE movement AS {sql}")
+        try:
+            plan = " | ".join(
+                str(row[0])
+                for row in conn.exec_driver_sql(
+                    "EXPLAIN EXECUTE movement('k', 'stake', 'r1', 'h', 'bet', now(), 1, -5, 2, 5)"
+                )
+            )
+        finally:
+            conn.exec_driver_sql("DEALLOCATE movement")
+    assert names[-4:] == ["account0", "amount0", "account1", "amount1"], names
+    assert "Update on accounts" in plan and "pk_accounts" in plan, plan
+    assert "Seq Scan on accounts" not in plan, plan
+
+
 def test_refund_never_exceeds_the_users_stake(engine: sqlalchemy.Engine) -> None:
     new_round(engine, "r1")
     for user in (1, 2):

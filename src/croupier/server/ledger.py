@@ -394,9 +394,14 @@ def _balances_statement(count: int) -> Prepared:
 @functools.lru_cache(maxsize=64)
 def _move_statement(count: int) -> Prepared:
     """Add ``amount{i}`` to the balance of account ``account{i}``, for each ``i``."""
+    return Prepared(_moved(count))
+
+
+def _moved(count: int) -> sqlalchemy.Update:
+    """The ``UPDATE`` of :func:`_move_statement`."""
     accounts_ = [bindparam(f"account{index}", type_=sqlalchemy.Integer) for index in range(count)]
     amounts = [bindparam(f"amount{index}", type_=sqlalchemy.BigInteger) for index in range(count)]
-    return Prepared(
+    return (
         update(accounts)
         .where(sqlalchemy.or_(*(accounts.c.id == account for account in accounts_)))
         .values(
@@ -453,12 +458,9 @@ def _movement_statement(count: int) -> Prepared:
         )
         .cte("legs_made")
     )
-    balances_moved = (
-        update(accounts)
-        .values(balance=accounts.c.balance + moves.c.amount)
-        .where(accounts.c.id == moves.c.account_id, exists(select(made.c.id)))
-        .cte("balances_moved")
-    )
+    # Each account by its id (a look in the primary key, as _move_statement does): a
+    # join with the moves would have the planner read every account.
+    balances_moved = _moved(count).where(exists(select(made.c.id))).cte("balances_moved")
     return Prepared(select(made.c.id).add_cte(legs_made, balances_moved))
 
 
