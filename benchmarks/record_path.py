@@ -13,10 +13,17 @@ Two phases, each printing CPU (process time) per input:
   (RWS v5 1.26), every bet applied one by one, then the same crowd's bets run together
   in batches of ``--batch`` (one transaction each), then the settlement's commit.
 
+Each line also gives the wall time an input: on loopback, mostly the database's own
+work; with ``--delay MS`` (PostgreSQL), every byte between the table and the database
+is held at least ``MS`` milliseconds each way by a relay in a process of its own, as a
+database on another machine is, so that the wall time counts the round trips an input
+makes (the relay's timers keep whole milliseconds: the round trip it makes is printed).
+
 Usage::
 
     python benchmarks/record_path.py                      # SQLite in a temporary file
     python benchmarks/record_path.py --db postgresql://postgres@localhost/bench
+    python benchmarks/record_path.py --db postgresql://... --delay 0.5 --rounds 20
     python benchmarks/record_path.py --profile seated     # cProfile's top functions
 
 The database named by ``--db`` is emptied first (its croupier tables).
@@ -26,8 +33,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
+import multiprocessing
 import pstats
+import socket
 import sys
 import tempfile
 import time
@@ -70,17 +80,20 @@ def fresh(url: str | None) -> sqlalchemy.Engine:
 
 @contextmanager
 def cpu(label: str, count: Callable[[], int], profile: bool) -> Iterator[None]:
-    """Print the process time per unit spent inside the block."""
+    """Print the process time and the wall time per unit spent inside the block."""
     profiler = cProfile.Profile() if profile else None
-    start = time.process_time()
+    start, started = time.process_time(), time.perf_counter()
     if profiler:
         profiler.enable()
     yield
     if profiler:
         profiler.disable()
-    spent = time.process_time() - start
+    spent, took = time.process_time() - start, time.perf_counter() - started
     n = max(count(), 1)
-    print(f"  {label:<34} {n:>6} inputs  {spent * 1e3 / n:7.3f} ms CPU an input")
+    print(
+        f"  {label:<34} {n:>6} inputs  {spent * 1e3 / n:7.3f} ms CPU an input"
+        f"  {took * 1e3 / n:7.3f} ms wall"
+    )
     if profiler:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
 
@@ -155,6 +168,72 @@ def behind(engine: sqlalchemy.Engine, crowd: int, batch: int, profile: bool) -> 
     )
 
 
+async def _relay(listen: socket.socket, host: str, port: int, delay: float) -> None:
+    """Relay each connection accepted on ``listen`` to ``host:port``, every chunk of
+    bytes held ``delay`` seconds, in order, each way."""
+
+    async def carry(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+
+        async def out() -> None:
+            while True:
+                due, chunk = await queue.get()
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                if not chunk:
+                    writer.close()
+                    return
+                writer.write(chunk)
+
+        sending = asyncio.create_task(out())
+        while chunk := await reader.read(65536):
+            queue.put_nowait((time.monotonic() + delay, chunk))
+        queue.put_nowait((time.monotonic() + delay, b""))
+        await sending
+
+    async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(host, port)
+        with contextlib.suppress(OSError):
+            await asyncio.gather(carry(reader, upstream_writer), carry(upstream_reader, writer))
+
+    server = await asyncio.start_server(accepted, sock=listen)
+    await server.serve_forever()
+
+
+def _relaying(listen: socket.socket, host: str, port: int, delay: float) -> None:
+    asyncio.run(_relay(listen, host, port, delay))
+
+
+def delayed(url: str, delay_ms: float) -> tuple[str, multiprocessing.Process]:
+    """``url`` reached through a relay that holds every byte ``delay_ms`` milliseconds
+    each way (a process of its own, so that its work is not this one's CPU)."""
+    target = sqlalchemy.engine.make_url(db.normalize_url(url))
+    listen = socket.create_server(("127.0.0.1", 0))
+    relay = multiprocessing.Process(
+        target=_relaying,
+        args=(listen, target.host or "localhost", target.port or 5432, delay_ms / 1000),
+        daemon=True,
+    )
+    relay.start()
+    port = listen.getsockname()[1]
+    listen.close()
+    return target.set(host="127.0.0.1", port=port).render_as_string(False), relay
+
+
+def round_trip(url: str) -> float:
+    """Seconds a statement's round trip to the database at ``url`` takes (the median
+    of 30 ``SELECT 1``)."""
+    engine = db.connect(url)
+    with engine.connect() as conn:
+        conn.exec_driver_sql("SELECT 1")
+        took = []
+        for _ in range(30):
+            started = time.perf_counter()
+            conn.exec_driver_sql("SELECT 1")
+            took.append(time.perf_counter() - started)
+    engine.dispose()
+    return sorted(took)[len(took) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database URL (default: a temporary SQLite file)")
@@ -162,7 +241,21 @@ def main() -> None:
     parser.add_argument("--behind", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--profile", choices=["seated", "behind"])
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        help="milliseconds each way between the table and PostgreSQL (a relay)",
+    )
     args = parser.parse_args()
+    if args.delay:
+        if args.db is None:
+            parser.error("--delay needs a PostgreSQL --db")
+        args.db, _ = delayed(args.db, args.delay)
+        print(
+            f"(every byte to and from the database held {args.delay:g} ms each way: "
+            f"a round trip {round_trip(args.db) * 1e3:.2f} ms)"
+        )
     engine = fresh(args.db)
     print(f"record path on {engine.dialect.name}:")
     seated(engine, args.rounds, args.profile == "seated")
