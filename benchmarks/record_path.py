@@ -18,12 +18,15 @@ work; with ``--delay MS`` (PostgreSQL), every byte between the table and the dat
 is held at least ``MS`` milliseconds each way by a relay in a process of its own, as a
 database on another machine is, so that the wall time counts the round trips an input
 makes (the relay's timers keep whole milliseconds: the round trip it makes is printed).
+``--anchor REV`` first plays the same with the code of a git revision, for a figure
+beside the one it is compared with, measured in the same run.
 
 Usage::
 
     python benchmarks/record_path.py                      # SQLite in a temporary file
     python benchmarks/record_path.py --db postgresql://postgres@localhost/bench
     python benchmarks/record_path.py --db postgresql://... --delay 0.5 --rounds 20
+    python benchmarks/record_path.py --db postgresql://... --delay 0.5 --anchor 04a02b2
     python benchmarks/record_path.py --profile seated     # cProfile's top functions
 
 The database named by ``--db`` is emptied first (its croupier tables).
@@ -36,8 +39,10 @@ import asyncio
 import contextlib
 import cProfile
 import multiprocessing
+import os
 import pstats
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,7 +50,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+_ANCHOR_ROOT = "CROUPIER_RECORD_PATH_ROOT"
+#: The checkout whose code runs: this one, or an anchor's worktree (``--anchor``).
+ROOT = Path(os.environ.get(_ANCHOR_ROOT) or Path(__file__).resolve().parent.parent)
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
@@ -234,6 +241,27 @@ def round_trip(url: str) -> float:
     return sorted(took)[len(took) // 2]
 
 
+def anchored(revision: str, arguments: list[str]) -> None:
+    """Run this benchmark with ``arguments`` on the code of ``revision`` (its ``src`` and
+    its tests' helpers, in a git worktree removed after), before this checkout's."""
+    here = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as directory:
+        tree = Path(directory) / "anchor"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(tree), revision],
+            cwd=here,
+            check=True,
+            capture_output=True,
+        )
+        try:
+            print(f"anchor {revision}:", flush=True)
+            env = {**os.environ, _ANCHOR_ROOT: str(tree)}
+            subprocess.run([sys.executable, __file__, *arguments], env=env, check=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=here)
+            subprocess.run(["git", "worktree", "prune"], cwd=here)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database URL (default: a temporary SQLite file)")
@@ -247,7 +275,15 @@ def main() -> None:
         default=0.0,
         help="milliseconds each way between the table and PostgreSQL (a relay)",
     )
+    parser.add_argument(
+        "--anchor",
+        metavar="REV",
+        help="first play the same with the code of this git revision (a worktree)",
+    )
     args = parser.parse_args()
+    if args.anchor:
+        anchored(args.anchor, [a for a in sys.argv[1:] if a not in ("--anchor", args.anchor)])
+        print("current:")
     if args.delay:
         if args.db is None:
             parser.error("--delay needs a PostgreSQL --db")
