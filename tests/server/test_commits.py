@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 
 from croupier.server import db, ledger, rounds_store
 from croupier.server.commits import GroupCommit, OneByOne
-from croupier.server.driver import Prepared, alone
+from croupier.server.driver import Prepared, alone, pipeline
 from croupier.server.errors import InsufficientFunds
 from croupier.server.schema import accounts, transactions
 from tests.server.tables import act, balance, books, make_crowd, record_of, table
@@ -381,6 +381,64 @@ def test_a_lone_statement_whose_connection_is_cut_raises_the_drivers_error(
                 add.run(conn, {"kind": "player", "owner": "cut", "balance": 0})
         with engine.begin() as conn, alone(conn):
             add.run(conn, {"kind": "player", "owner": "next", "balance": 0})
+        with engine.connect() as conn:
+            owners = sorted(conn.execute(select(accounts.c.owner)).scalars())
+        assert "next" in owners and "cut" not in owners
+    finally:
+        engine.dispose()
+
+
+def test_statements_sent_in_a_pipeline_are_read_after_it_and_an_error_ends_it_typed(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """``driver.pipeline``: what ``Prepared.send`` sends in the block is read after it
+    (on PostgreSQL the database answers them all at the block's end); reading one, or
+    running a statement, inside the block is refused, as is a pipeline inside it; a
+    statement the database refuses raises its typed error (at the block's end on
+    PostgreSQL, at once on SQLite), and the transaction writes nothing."""
+    add = Prepared(accounts.insert())
+    count = Prepared(select(sqlalchemy.func.count()).select_from(accounts))
+    with engine.begin() as conn:
+        with pipeline(conn):
+            added = add.send(conn, {"kind": "player", "owner": "7", "balance": 0})
+            counted = count.send(conn)
+            if engine.dialect.name == "postgresql":
+                with pytest.raises(RuntimeError, match="inside its pipeline"):
+                    counted.ran()
+            with pytest.raises(RuntimeError, match="inside a pipeline"):
+                count.run(conn)
+            with pytest.raises(RuntimeError, match="pipeline inside a pipeline"), pipeline(conn):
+                pass
+        assert (added.ran().rowcount, counted.ran().scalar()) == (1, 1)
+    with pytest.raises(sqlalchemy.exc.IntegrityError), engine.begin() as conn, pipeline(conn):
+        add.send(conn, {"kind": "player", "owner": "8", "balance": 0})
+        add.send(conn, {"kind": "player", "owner": "7", "balance": 0})  # taken
+        count.send(conn)
+    with engine.connect() as conn:
+        assert sorted(conn.execute(select(accounts.c.owner)).scalars()) == ["7"]
+
+
+@pytest.mark.postgres
+def test_a_pipeline_whose_connection_is_cut_raises_the_drivers_error(postgres_url: str) -> None:
+    """A connection cut under a pipeline raises the database's own error, typed, and
+    the broken connection never goes back to the pool: the next write gets a working
+    one."""
+    engine = db.connect(postgres_url)
+    add = Prepared(accounts.insert())
+    try:
+        with engine.connect() as conn:
+            backend = conn.connection.dbapi_connection.info.backend_pid  # type: ignore[union-attr]
+        with pytest.raises(sqlalchemy.exc.OperationalError), engine.begin() as conn:
+            with engine.connect() as admin:
+                admin.execute(
+                    sqlalchemy.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend}
+                )
+            with pipeline(conn):
+                add.send(conn, {"kind": "player", "owner": "cut", "balance": 0})
+        with engine.begin() as conn:
+            with pipeline(conn):
+                sent = add.send(conn, {"kind": "player", "owner": "next", "balance": 0})
+            assert sent.ran().rowcount == 1
         with engine.connect() as conn:
             owners = sorted(conn.execute(select(accounts.c.owner)).scalars())
         assert "next" in owners and "cut" not in owners

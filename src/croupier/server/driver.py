@@ -206,8 +206,8 @@ class Prepared:
         values = values or {}
         compiled = self._compile(conn.dialect, values)
         parameters = self._parameters(compiled, values)
-        if not conn.info.get(_PIPELINE):
-            return Sent(ran=self._execute(conn, compiled, [parameters], many=False))
+        if conn.info.get(_PIPELINE) != _SENT_TOGETHER:
+            return Sent(ran=self._run_now(conn, compiled, [parameters], many=False))
         cursor = self._cursor(conn)
         _traced(conn, compiled.sql)
         with _typed(conn, compiled.sql, parameters, cursor):
@@ -240,6 +240,16 @@ class Prepared:
     ) -> Ran:
         if conn.info.get(_PIPELINE):
             raise RuntimeError("a statement run inside a pipeline: send it, or run it after")
+        return self._run_now(conn, compiled, parameters, many=many)
+
+    def _run_now(
+        self,
+        conn: sqlalchemy.Connection,
+        compiled: _Compiled,
+        parameters: list[Any],
+        *,
+        many: bool,
+    ) -> Ran:
         cursor = self._cursor(conn)
         _traced(conn, compiled.sql)
         try:
@@ -330,8 +340,11 @@ def _typed(
         raise typed from error
 
 
-#: Where a connection keeps whether a :func:`pipeline` is open on it.
+#: Where a connection keeps whether a :func:`pipeline` is open on it, and how: its
+#: statements sent together (psycopg), or each run as it is sent (another driver).
 _PIPELINE = "croupier.pipeline"
+_SENT_TOGETHER = "together"
+_RUN_AS_SENT = "as sent"
 
 
 @contextlib.contextmanager
@@ -358,17 +371,20 @@ def pipeline(conn: sqlalchemy.Connection) -> Iterator[None]:
     ...     added.ran().rowcount, counted.ran().scalar()
     (1, 1)
     """
-    dbapi_connection = conn.connection.dbapi_connection
-    enter = getattr(dbapi_connection, "pipeline", None)
-    if enter is None or conn.info.get(_PIPELINE):
-        yield
-        return
-    with _typed(conn, "(a pipeline's statements)", None), enter():
-        conn.info[_PIPELINE] = True
-        try:
+    info = conn.info  # kept: a connection the block finds dead cannot be asked again
+    if info.get(_PIPELINE):
+        raise RuntimeError("a pipeline inside a pipeline: its results could not be read")
+    enter = getattr(conn.connection.dbapi_connection, "pipeline", None)
+    try:
+        if enter is None:
+            info[_PIPELINE] = _RUN_AS_SENT
             yield
-        finally:
-            conn.info[_PIPELINE] = False
+            return
+        with _typed(conn, "(a pipeline's statements)", None), enter():
+            info[_PIPELINE] = _SENT_TOGETHER
+            yield
+    finally:
+        info[_PIPELINE] = None
 
 
 #: Savepoint statements by nesting depth (a name may be used again once released).
