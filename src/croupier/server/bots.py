@@ -29,6 +29,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import orjson
 from websockets.client import ClientProtocol
 from websockets.exceptions import ProtocolError, WebSocketException
 from websockets.frames import Opcode
@@ -398,7 +399,7 @@ class _Player:
                     return None
         elif kind is not None and kind not in ("welcome", "ack", "error"):
             return None  # a balance, a pong, bets confirmed: nothing to answer
-        message = json.loads(text)
+        message = orjson.loads(text)
         kind = message["type"]
         if kind in ("ack", "error") and message.get("key") == self._pending:
             if self._pending_bet is not None:
@@ -462,7 +463,7 @@ class _Player:
         if op != "bet":
             self._sent[key] = self._pending_at  # a bet is timed to its answer alone
         self.stats.actions += 1
-        return json.dumps({"type": "action", "op": op, "args": args, "key": key})
+        return orjson.dumps({"type": "action", "op": op, "args": args, "key": key}).decode()
 
 
 #: The largest message a bot takes from a server, in bytes.
