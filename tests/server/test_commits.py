@@ -359,16 +359,31 @@ def test_a_lone_statement_is_its_own_transaction_where_the_driver_begins_late(
         assert owners(conn) == ["7"]
 
 
+def _written_alone(conn: sqlalchemy.Connection, owner: str) -> None:
+    with alone(conn):
+        Prepared(accounts.insert()).run(conn, {"kind": "player", "owner": owner, "balance": 0})
+
+
+def _written_in_a_pipeline(conn: sqlalchemy.Connection, owner: str) -> None:
+    with pipeline(conn):
+        sent = Prepared(accounts.insert()).send(
+            conn, {"kind": "player", "owner": owner, "balance": 0}
+        )
+    assert sent.ran().rowcount == 1
+
+
 @pytest.mark.postgres
-def test_a_lone_statement_whose_connection_is_cut_raises_the_drivers_error(
-    postgres_url: str,
+@pytest.mark.parametrize(
+    "write", [_written_alone, _written_in_a_pipeline], ids=["lone statement", "pipeline"]
+)
+def test_a_write_whose_connection_is_cut_raises_the_drivers_error(
+    postgres_url: str, write: Callable[[sqlalchemy.Connection, str], None]
 ) -> None:
-    """A connection cut under a lone statement (an administrator's
-    ``pg_terminate_backend``, a database restart) raises the database's own error, as
-    in a transaction, and the broken connection never goes back to the pool: the next
-    write gets a working one."""
+    """A connection cut under a lone statement or a pipeline (an administrator's
+    ``pg_terminate_backend``, a database restart) raises the database's own error,
+    typed, as in a transaction, and the broken connection never goes back to the pool:
+    the next write gets a working one."""
     engine = db.connect(postgres_url)
-    add = Prepared(accounts.insert())
     try:
         with engine.connect() as conn:
             backend = conn.connection.dbapi_connection.info.backend_pid  # type: ignore[union-attr]
@@ -377,10 +392,9 @@ def test_a_lone_statement_whose_connection_is_cut_raises_the_drivers_error(
                 admin.execute(
                     sqlalchemy.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend}
                 )
-            with alone(conn):
-                add.run(conn, {"kind": "player", "owner": "cut", "balance": 0})
-        with engine.begin() as conn, alone(conn):
-            add.run(conn, {"kind": "player", "owner": "next", "balance": 0})
+            write(conn, "cut")
+        with engine.begin() as conn:
+            write(conn, "next")
         with engine.connect() as conn:
             owners = sorted(conn.execute(select(accounts.c.owner)).scalars())
         assert "next" in owners and "cut" not in owners
@@ -416,34 +430,6 @@ def test_statements_sent_in_a_pipeline_are_read_after_it_and_an_error_ends_it_ty
         count.send(conn)
     with engine.connect() as conn:
         assert sorted(conn.execute(select(accounts.c.owner)).scalars()) == ["7"]
-
-
-@pytest.mark.postgres
-def test_a_pipeline_whose_connection_is_cut_raises_the_drivers_error(postgres_url: str) -> None:
-    """A connection cut under a pipeline raises the database's own error, typed, and
-    the broken connection never goes back to the pool: the next write gets a working
-    one."""
-    engine = db.connect(postgres_url)
-    add = Prepared(accounts.insert())
-    try:
-        with engine.connect() as conn:
-            backend = conn.connection.dbapi_connection.info.backend_pid  # type: ignore[union-attr]
-        with pytest.raises(sqlalchemy.exc.OperationalError), engine.begin() as conn:
-            with engine.connect() as admin:
-                admin.execute(
-                    sqlalchemy.text("SELECT pg_terminate_backend(:pid)"), {"pid": backend}
-                )
-            with pipeline(conn):
-                add.send(conn, {"kind": "player", "owner": "cut", "balance": 0})
-        with engine.begin() as conn:
-            with pipeline(conn):
-                sent = add.send(conn, {"kind": "player", "owner": "next", "balance": 0})
-            assert sent.ran().rowcount == 1
-        with engine.connect() as conn:
-            owners = sorted(conn.execute(select(accounts.c.owner)).scalars())
-        assert "next" in owners and "cut" not in owners
-    finally:
-        engine.dispose()
 
 
 def test_the_money_log_never_has_a_movement_whose_savepoint_rolled_back(

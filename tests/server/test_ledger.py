@@ -357,29 +357,27 @@ def test_a_movement_is_one_statement_on_postgresql_and_a_taken_key_moves_nothing
     grant(engine, 1, "100", "g1")
     with engine.begin() as conn:
         player, table = ledger.player_account(conn, 1), ledger.round_account(conn, "r1")
-        statements = trace(conn)
-        made = ledger._record(
+    deltas = {player: -2_500, table: 2_500}
+
+    def record(conn: sqlalchemy.Connection) -> int:
+        return ledger._record(
             conn,
             key="s1",
             kind="stake",
             request_hash="h1",
             round_id="r1",
             memo="bet",
-            deltas={player: -2_500, table: 2_500},
+            deltas=deltas,
         )
+
+    with engine.begin() as conn:
+        statements = trace(conn)
+        made = record(conn)
         assert len(statements) == (1 if engine.dialect.name == "postgresql" else 3)
     assert legs_of(engine, made) == {("player", "1"): -2_500, ("round", "r1"): 2_500}
     before = snapshot(engine)
     with engine.begin() as conn:
-        again = ledger._record(
-            conn,
-            key="s1",
-            kind="stake",
-            request_hash="h1",
-            round_id="r1",
-            memo="bet",
-            deltas={player: -2_500, table: 2_500},
-        )
+        again = record(conn)
     assert again == made
     assert snapshot(engine) == before
     assert balance(engine, 1) == D("75")

@@ -207,7 +207,7 @@ class Prepared:
         compiled = self._compile(conn.dialect, values)
         parameters = self._parameters(compiled, values)
         if conn.info.get(_PIPELINE) != _SENT_TOGETHER:
-            return Sent(ran=self._run_now(conn, compiled, [parameters], many=False))
+            return Sent(ran=self._execute(conn, compiled, [parameters], many=False, sent=True))
         cursor = self._cursor(conn)
         _traced(conn, compiled.sql)
         with _typed(conn, compiled.sql, parameters, cursor):
@@ -237,19 +237,12 @@ class Prepared:
         parameters: list[Any],
         *,
         many: bool,
+        sent: bool = False,
     ) -> Ran:
-        if conn.info.get(_PIPELINE):
+        """Run the statement now (``sent``: as :meth:`send` runs it where the driver
+        has no pipeline; a statement run inside a pipeline is refused)."""
+        if not sent and conn.info.get(_PIPELINE):
             raise RuntimeError("a statement run inside a pipeline: send it, or run it after")
-        return self._run_now(conn, compiled, parameters, many=many)
-
-    def _run_now(
-        self,
-        conn: sqlalchemy.Connection,
-        compiled: _Compiled,
-        parameters: list[Any],
-        *,
-        many: bool,
-    ) -> Ran:
         cursor = self._cursor(conn)
         _traced(conn, compiled.sql)
         try:
