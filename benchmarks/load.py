@@ -120,6 +120,9 @@ WATCHED = "t000"
 #: Seconds the bots are given to connect, log in and sit down before a phase is measured
 #: (the clock waits for the last of them all the same).
 SETTLE_SECONDS = 3.0
+#: Seconds of play off the clock before each measured phase (with ``--warmup``): longer
+#: than a table's decision clock, so that the rounds left waiting are played out.
+REWARM_SECONDS = 6.0
 #: Seconds a server has to finish the rounds in play after SIGTERM before it is killed.
 STOP_SECONDS = 90.0
 #: The seconds between two watchers connecting: a crowd arriving, not one burst.
@@ -1419,6 +1422,18 @@ def play_phases(servers: list[Server], arguments: argparse.Namespace) -> None:
         for server in servers:
             watched = key == "watched"
             assert server.pool is not None
+            if arguments.warmup and not watched:
+                # The rounds the last phase's bots left waiting (a turn runs out after
+                # the table's decision clock) are played out first, off the clock, as
+                # at the start: else the first server's phase would find its tables
+                # fresh and the next server's found them waiting.
+                phase(
+                    server,
+                    server.pool,
+                    REWARM_SECONDS,
+                    0.0 if key == "flat" else 1.0,
+                    measured=False,
+                )
             played = phase(
                 server,
                 server.pool,
