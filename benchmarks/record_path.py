@@ -244,22 +244,12 @@ def round_trip(url: str) -> float:
 def anchored(revision: str, arguments: list[str]) -> None:
     """Run this benchmark with ``arguments`` on the code of ``revision`` (its ``src`` and
     its tests' helpers, in a git worktree removed after), before this checkout's."""
-    here = Path(__file__).resolve().parent.parent
-    with tempfile.TemporaryDirectory() as directory:
-        tree = Path(directory) / "anchor"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", str(tree), revision],
-            cwd=here,
-            check=True,
-            capture_output=True,
-        )
-        try:
-            print(f"anchor {revision}:", flush=True)
-            env = {**os.environ, _ANCHOR_ROOT: str(tree)}
-            subprocess.run([sys.executable, __file__, *arguments], env=env, check=True)
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=here)
-            subprocess.run(["git", "worktree", "prune"], cwd=here)
+    from load import worktree  # the load benchmark's worktree of a revision
+
+    with tempfile.TemporaryDirectory() as directory, worktree(revision, directory) as tree:
+        print(f"anchor {revision}:", flush=True)
+        env = {**os.environ, _ANCHOR_ROOT: str(tree)}
+        subprocess.run([sys.executable, __file__, *arguments], env=env, check=True)
 
 
 def main() -> None:

@@ -209,7 +209,7 @@ class Prepared:
         if conn.info.get(_PIPELINE) != _SENT_TOGETHER:
             return Sent(ran=self._execute(conn, compiled, [parameters], many=False, sent=True))
         cursor = self._cursor(conn)
-        _traced(conn, compiled.sql)
+        _traced(conn.info, compiled.sql)
         with _typed(conn, compiled.sql, parameters, cursor):
             cursor.execute(compiled.sql, parameters)
 
@@ -241,10 +241,11 @@ class Prepared:
     ) -> Ran:
         """Run the statement now (``sent``: as :meth:`send` runs it where the driver
         has no pipeline; a statement run inside a pipeline is refused)."""
-        if not sent and conn.info.get(_PIPELINE):
+        info = conn.info
+        if not sent and info.get(_PIPELINE):
             raise RuntimeError("a statement run inside a pipeline: send it, or run it after")
         cursor = self._cursor(conn)
-        _traced(conn, compiled.sql)
+        _traced(info, compiled.sql)
         try:
             with _typed(conn, compiled.sql, parameters if many else parameters[0], cursor):
                 if many:
@@ -302,8 +303,9 @@ class Sent:
         return self._ran
 
 
-def _traced(conn: sqlalchemy.Connection, sql: str) -> None:
-    traced = conn.info.get(_TRACE) if conn.info else None
+def _traced(info: dict[Any, Any], sql: str) -> None:
+    """Add ``sql`` to the statements :func:`trace` keeps in a connection's ``info``."""
+    traced = info.get(_TRACE)
     if traced is not None:
         traced.append(sql)
 

@@ -39,7 +39,6 @@ from decimal import Decimal
 
 import sqlalchemy
 from sqlalchemy import bindparam, exists, func, insert, select, update
-from sqlalchemy.dialects import postgresql
 
 from croupier.server.db import (
     ANY_OF_MOST,
@@ -427,9 +426,8 @@ def _movement_statement(count: int) -> Prepared:
     """
     columns = ("idempotency_key", "kind", "round_id", "request_hash", "memo", "created_at")
     made = (
-        postgresql.insert(transactions)
+        insert_ignoring_for("postgresql", transactions, ("idempotency_key",))
         .values({name: bindparam(name, type_=transactions.c[name].type) for name in columns})
-        .on_conflict_do_nothing(index_elements=["idempotency_key"])
         .returning(transactions.c.id)
         .cte("made")
     )
@@ -679,7 +677,7 @@ def _move_on_round(
     request_hash = _request_hash(
         {"kind": kind, "user": user_id, "round": round_id, "amount": units}
     )
-    owners = [("player", str(user_id)), ("round", round_id)]
+    owners = _move_owners(user_id, round_id)
     if reads is not None and reads.of != (user_id, round_id, idempotency_key):
         raise ValueError(f"the reads sent ahead are {reads.of}'s, not this movement's")
     move = functools.partial(
@@ -706,6 +704,11 @@ def _move_on_round(
     return move(locked, keys=None if reads is None else reads.keys)
 
 
+def _move_owners(user_id: int, round_id: str) -> list[tuple[str, str]]:
+    """The accounts a movement between a player and a round locks, in that order."""
+    return [("player", str(user_id)), ("round", round_id)]
+
+
 @dataclass(frozen=True)
 class MoveReads:
     """The reads of a movement between a player and a round (a stake, a refund), sent
@@ -726,10 +729,9 @@ def send_move_reads(
     input, so that they cost no round trip of their own); give them to :func:`stake`
     or :func:`refund`.  The accounts are locked in the order :func:`_lock_owned` locks
     them, and the key read after them, as the movement itself does."""
-    owners = [("player", str(user_id)), ("round", round_id)]
     return MoveReads(
         (user_id, round_id, idempotency_key),
-        _send_lock_owned(conn, owners),
+        _send_lock_owned(conn, _move_owners(user_id, round_id)),
         _KEY_OR_CLOSING.send(conn, {"key": idempotency_key, "rid": round_id}),
     )
 

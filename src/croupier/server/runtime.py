@@ -640,7 +640,7 @@ class TableRuntime:
                 with driver.pipeline(conn):
                     appended = rounds_store.send_input(conn, round_id, seq, entry, lease=lease)
                     if ahead is not None:
-                        sent = self._send_ahead(conn, round_id, seq, *ahead)
+                        sent = {ahead[0]: self._send_ahead(conn, round_id, seq, *ahead)}
                 rounds_store.appended(conn, appended, round_id, seq, fence=self._fence)
             else:
                 self._fence(conn)
@@ -739,27 +739,20 @@ class TableRuntime:
 
     def _send_ahead(
         self, conn: sa.Connection, round_id: str, seq: int, user: int, change: Decimal
-    ) -> dict[int, _Sent]:
+    ) -> _Sent:
         """Send the reads of the one movement of input ``seq`` (``change`` of ``user``'s
-        money on the table), in the pipeline of the input's own row: a stake's limits,
-        its join to the round (a player's first) and the ledger's reads; a refund's
-        ledger reads.  Each is checked after, in the order of a write without them."""
+        money on the table), in the pipeline of the input's own row: a stake's limits and
+        its join to the round (a player's first), then the ledger's reads of a stake or a
+        refund.  Each is checked after, in the order of a write without them."""
+        read = joining = None
+        if change > 0:
+            read = limits.send_read(conn, user)
+            if (round_id, user) not in self._joined:
+                joining = rounds_store.send_join(conn, round_id, user)
         key = f"{round_id}:{seq}:{user}"
-        if change < 0:
-            return {
-                user: _Sent(
-                    None, None, ledger.send_move_reads(conn, user, round_id, idempotency_key=key)
-                )
-            }
-        read = limits.send_read(conn, user)
-        joining = None
-        if (round_id, user) not in self._joined:
-            joining = rounds_store.send_join(conn, round_id, user)
-        return {
-            user: _Sent(
-                read, joining, ledger.send_move_reads(conn, user, round_id, idempotency_key=key)
-            )
-        }
+        return _Sent(
+            read, joining, ledger.send_move_reads(conn, user, round_id, idempotency_key=key)
+        )
 
     def _fence(self, conn: sa.Connection) -> None:
         """Hold the table's lease for ``conn``'s transaction (:func:`fence`), where it
