@@ -827,10 +827,11 @@ class Server:
     played: dict[str, Played] = field(default_factory=dict)
 
     def closed_rounds(self) -> int:
-        """Rounds settled or void so far."""
+        """Rounds settled or void so far (read without the write lock, which the
+        server's commits hold most of the time flat out on SQLite)."""
         from croupier.server.db import connect
 
-        engine = connect(self.url)
+        engine = connect(self.url, read_only=True)
         with engine.connect() as conn:
             count: int = conn.execute(
                 sqlalchemy.text("SELECT count(*) FROM rounds WHERE status <> 'open'")

@@ -488,3 +488,45 @@ def test_a_read_on_sqlite_takes_no_write_lock_so_commits_go_on_beside_it(
         with db.reading(engine).begin() as reader:
             assert ledger.balances(reader, [ids["ann"]]) == {ids["ann"]: Decimal("100.00")}
     engine.dispose()
+
+
+def test_a_writer_beside_commits_back_to_back_gets_its_turn_on_sqlite(tmp_path: Any) -> None:
+    """SQLite lets a writer that finds the write lock taken sleep and try again; a
+    thread that commits back to back (the group commit, flat out) takes the lock again
+    within microseconds of letting it go, so the sleeper could find it taken at every
+    try: under load the sessions' confirmations and the leases' renewals failed with
+    ``database is locked`` and the server gave up its tables.  The process's writers
+    take turns (``db.WriteTurns``): here one commits back to back while another, whose
+    own wait for the lock is cut to 0.2 s, writes ten times, and each write gets in."""
+    path = f"sqlite:///{tmp_path}/turns.db"
+    engine, other = db.connect(path), db.connect(path)
+    db.migrate(engine)
+    stop = threading.Event()
+    commits = 0
+
+    def back_to_back() -> None:
+        nonlocal commits
+        while not stop.is_set():
+            with engine.begin() as conn:
+                conn.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
+                time.sleep(0.005)  # a commit's work, the lock held
+            commits += 1
+
+    hammer = threading.Thread(target=back_to_back)
+    hammer.start()
+    try:
+        with other.connect() as conn:
+            driver = conn.connection.dbapi_connection
+            assert driver is not None
+            driver.execute("PRAGMA busy_timeout=200")
+            for _ in range(10):
+                before = commits
+                with conn.begin():
+                    conn.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
+                while commits < before + 5:  # the lock taken back to back meanwhile
+                    time.sleep(0.001)
+    finally:
+        stop.set()
+        hammer.join()
+        engine.dispose()
+        other.dispose()

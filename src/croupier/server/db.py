@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,12 +33,14 @@ from sqlalchemy.engine import make_url
 
 __all__ = [
     "ANY_OF_MOST",
+    "BUSY_SECONDS",
     "DEFAULT_URL",
     "IDLE_IN_TRANSACTION_SECONDS",
     "LOCK_SECONDS",
     "MIGRATION_LOCK",
     "PING_AFTER_IDLE",
     "STATEMENT_SECONDS",
+    "WriteTurns",
     "alembic_config",
     "any_of",
     "connect",
@@ -97,7 +101,8 @@ def connect(url: str | None, *, read_only: bool = False) -> sqlalchemy.Engine:
 
     SQLite connections enforce foreign keys, wait up to five seconds for a lock,
     use write-ahead logging for file databases, and begin every transaction with
-    ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of failing.
+    ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of failing; a process's
+    writers on one file take the write lock in turn (:class:`WriteTurns`).
     A PostgreSQL connection is checked before use when it has been idle in the pool
     for :data:`PING_AFTER_IDLE` seconds (see :func:`_ping_when_idle`).
 
@@ -181,6 +186,116 @@ def reading(engine: sqlalchemy.Engine) -> sqlalchemy.Engine:
     return engine.execution_options(**{READING: True})
 
 
+class WriteTurns:
+    """The writers of one process on one SQLite file, let in to its write lock in the
+    order they asked for it.
+
+    SQLite lets a writer that finds the lock taken sleep and try again (the busy
+    timeout); whoever asks at the moment it is free takes it.  A thread that commits
+    back to back (the tables' group commit, flat out) asks again within microseconds of
+    its ``COMMIT``, so a writer asleep in its busy handler could find the lock taken at
+    every try and fail after five seconds: the sessions' confirmations and the leases'
+    renewals did, and a server that cannot renew its leases gives up its tables.  Each
+    writer here takes a turn first (``BEGIN IMMEDIATE``, until its ``COMMIT`` or
+    ``ROLLBACK``), and a turn given back goes to the writer that waited longest.
+
+    A turn not had within ``seconds`` is not waited for longer: the writer goes on to
+    SQLite's own wait, as it would without turns (a thread that would wait for a turn it
+    holds itself is never stuck for good).
+
+    >>> turns = WriteTurns()
+    >>> turns.take(1.0), turns.take(0.01)  # the second waits for the first: in vain
+    (True, False)
+    >>> turns.give()
+    >>> turns.take(0.01)
+    True
+    """
+
+    __slots__ = ("_held", "_lock", "_waiting")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held = False
+        self._waiting: deque[threading.Lock] = deque()
+
+    def take(self, seconds: float) -> bool:
+        """Wait for the turn, at most ``seconds``; whether it was had."""
+        with self._lock:
+            if not self._held:
+                self._held = True
+                return True
+            waiter = threading.Lock()
+            waiter.acquire()
+            self._waiting.append(waiter)
+        if waiter.acquire(timeout=seconds):
+            return True  # handed over by :meth:`give`
+        with self._lock:
+            try:
+                self._waiting.remove(waiter)
+            except ValueError:  # handed over as the wait ran out: it is this writer's
+                return True
+            return False
+
+    def give(self) -> None:
+        """Give the turn to the writer that waited longest (or to whoever asks next)."""
+        with self._lock:
+            if self._waiting:
+                self._waiting.popleft().release()  # still held: it is the waiter's now
+            else:
+                self._held = False
+
+
+#: Each SQLite file's :class:`WriteTurns`, shared by every engine of the process on it.
+_TURNS: dict[str, WriteTurns] = {}
+_TURNS_LOCK = threading.Lock()
+
+
+def _turns_for(path: str) -> WriteTurns:
+    with _TURNS_LOCK:
+        turns = _TURNS.get(path)
+        if turns is None:
+            turns = _TURNS[path] = WriteTurns()
+        return turns
+
+
+class _TakingTurns(sqlite3.Connection):
+    """A SQLite connection that gives back its write turn as its transaction ends."""
+
+    turns: WriteTurns | None = None
+    holds = False
+
+    def take_turn(self, seconds: float) -> None:
+        if self.turns is not None and not self.holds:
+            self.holds = self.turns.take(seconds)
+
+    def give_turn(self) -> None:
+        if self.holds and self.turns is not None:
+            self.holds = False
+            self.turns.give()
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            self.give_turn()
+
+    def rollback(self) -> None:
+        try:
+            super().rollback()
+        finally:
+            self.give_turn()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self.give_turn()
+
+
+#: Seconds SQLite waits for a lock (``PRAGMA busy_timeout``), and a writer for its turn.
+BUSY_SECONDS = 5.0
+
+
 def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
     database = make_url(url).database or ""
     in_memory = database in _SQLITE_MEMORY or database.startswith("file::memory:")
@@ -200,16 +315,21 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
             connection.exec_driver_sql("BEGIN")  # a reader takes no write lock
 
         return engine
-    engine = sqlalchemy.create_engine(url)
+    turns = None if in_memory else _turns_for(Path(database).resolve().as_posix())
+    engine = sqlalchemy.create_engine(
+        url, connect_args={} if turns is None else {"factory": _TakingTurns}
+    )
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # SQLAlchemy, not the sqlite3 module, emits BEGIN (see the "begin" hook).
         dbapi_connection.isolation_level = None
+        if isinstance(dbapi_connection, _TakingTurns):
+            dbapi_connection.turns = turns
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
             if not in_memory:
                 cursor.execute("PRAGMA journal_mode=WAL")
                 # In WAL mode NORMAL loses no committed transaction when the process
@@ -228,9 +348,13 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
         # could find it taken and fail); a reader (:func:`reading`) takes none, and reads
         # the last commit while a writer goes on.
         begin = "BEGIN" if connection.get_execution_options().get(READING) else "BEGIN IMMEDIATE"
+        if begin == "BEGIN IMMEDIATE" and isinstance(driver, _TakingTurns):
+            driver.take_turn(BUSY_SECONDS)  # see WriteTurns
         try:
             driver.execute(begin)
         except sqlite3.Error as error:  # typed as SQLAlchemy types the driver's errors
+            if isinstance(driver, _TakingTurns):
+                driver.give_turn()
             raise sqlalchemy.exc.DBAPIError.instance(begin, (), error, sqlite3.Error) from error
 
     return engine
