@@ -273,6 +273,9 @@ class Meter:
         self.server = psutil.Process(server)
         self.bots = [psutil.Process(), *(psutil.Process(pid) for pid in bots)]
         self.postgres = postgres
+        #: Each thread's context switches when last read (by process and thread id): a
+        #: thread that ends keeps its count, so that a phase's figure never goes down.
+        self._seen: dict[tuple[int, str], int] = {}
 
     @staticmethod
     def _cpu(process: psutil.Process) -> float:
@@ -300,19 +303,22 @@ class Meter:
             return 0.0
         return sum(t.user_time + t.system_time for t in threads if t.id == process.pid)
 
-    @staticmethod
-    def _switches(process: psutil.Process, loop: bool = False) -> float:
+    def _switches(self, process: psutil.Process, loop: bool = False) -> float:
         """Context switches so far of every thread of ``process`` (``loop``: of its main
         thread alone), voluntary (it waited: for a socket, a lock, the interpreter) or
-        not (Linux's ``/proc``; 0 elsewhere)."""
-        total = 0
+        not (Linux's ``/proc``; 0 elsewhere).  A thread that has ended counts what it
+        had when last seen."""
         tasks = Path(f"/proc/{process.pid}/task")
         for status in [tasks / str(process.pid) / "status"] if loop else tasks.glob("*/status"):
             with contextlib.suppress(OSError):
+                count = 0
                 for line in status.read_text().splitlines():
                     if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt")):
-                        total += int(line.split()[-1])
-        return float(total)
+                        count += int(line.split()[-1])
+                self._seen[process.pid, status.parent.name] = count
+        if loop:
+            return float(self._seen.get((process.pid, str(process.pid)), 0))
+        return float(sum(n for (pid, _), n in self._seen.items() if pid == process.pid))
 
     def read(self) -> dict[str, dict[int, float]]:
         """CPU seconds by part (``server``, ``bots``, ``postgres``) and process id; and
