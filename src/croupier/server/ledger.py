@@ -44,6 +44,7 @@ from croupier.server.db import (
     ANY_OF_MOST,
     in_chunks,
     insert_ignoring_for,
+    unindexed,
     utcnow,
 )
 from croupier.server.driver import Prepared, Sent
@@ -971,7 +972,8 @@ _ROUND_STAKES = Prepared(
             transactions, legs.c.transaction_id == transactions.c.id
         )
     )
-    .where(accounts.c.kind == "player", transactions.c.round_id == bindparam("rid"))
+    # The round's transactions lead (their index), not every player's account.
+    .where(unindexed(accounts.c.kind) == "player", transactions.c.round_id == bindparam("rid"))
     .group_by(accounts.c.owner)
 )
 
