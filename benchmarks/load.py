@@ -123,6 +123,10 @@ SETTLE_SECONDS = 3.0
 #: Seconds of play off the clock before each measured phase (with ``--warmup``): longer
 #: than a table's decision clock, so that the rounds left waiting are played out.
 REWARM_SECONDS = 6.0
+#: Before a server's phase, the most CPU (cores, over a second) each other server may
+#: still spend on what its own last phase left, and the longest wait for that.
+QUIET_CORES = 0.05
+QUIET_SECONDS_MOST = 60.0
 #: Seconds a server has to finish the rounds in play after SIGTERM before it is killed.
 STOP_SECONDS = 90.0
 #: The seconds between two watchers connecting: a crowd arriving, not one burst.
@@ -1412,6 +1416,28 @@ def profile_path(directory: str | None, label: str, key: str) -> Path | None:
     return Path(directory) / f"{re.sub(r'[^A-Za-z0-9]+', '-', label).strip('-')}-{key}.txt"
 
 
+def quiet(others: list[Server]) -> None:
+    """Wait until ``others`` (the servers not about to be measured) are done with what
+    their last phase left them (rounds played out, departed bots' turns run out): at
+    most :data:`QUIET_CORES` of CPU each over a second, for at most
+    :data:`QUIET_SECONDS_MOST`.  Measured while the server before it wound down, a
+    server's phase shared the machine with it: run against itself (the same revision
+    as anchor and current), the ratio came out 0.89 paced and 1.09 flat out."""
+    deadline = time.monotonic() + QUIET_SECONDS_MOST
+    meters = [other.meter for other in others if other.meter is not None]
+    while meters and time.monotonic() < deadline:
+        before = [meter.read() for meter in meters]
+        time.sleep(1.0)
+        after = [meter.read() for meter in meters]
+        busiest = max(
+            Meter.spent(was, now).get("server", 0.0) for was, now in zip(before, after, strict=True)
+        )
+        if busiest <= QUIET_CORES:
+            return
+    if meters:
+        print(f"  (another server still busy after {QUIET_SECONDS_MOST:g} s: measured anyway)")
+
+
 def play_phases(servers: list[Server], arguments: argparse.Namespace) -> None:
     """Play each measured phase against each server in turn, and print its figures
     (with an anchor, the current/anchor ratios after each phase)."""
@@ -1429,6 +1455,7 @@ def play_phases(servers: list[Server], arguments: argparse.Namespace) -> None:
         for server in servers:
             watched = key == "watched"
             assert server.pool is not None
+            quiet([other for other in servers if other is not server])
             if arguments.warmup and not watched:
                 # The rounds the last phase's bots left waiting (a turn runs out after
                 # the table's decision clock) are played out first, off the clock, as
