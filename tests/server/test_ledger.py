@@ -776,11 +776,14 @@ def test_a_stuck_settlement_at_one_table_never_holds_up_another(postgres: Any) -
         stake(engine, 2, "r2", "10", "s2")
         stuck = engine.connect()
         stuck.begin()
+        stuck_pid = stuck.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
         ledger.close_round(stuck, "r1", {}, idempotency_key="c1", void=False, table="rws")
         settled = threading.Event()
+        its_pid: list[int] = []
 
         def settle_elsewhere() -> None:
             with engine.begin() as conn:
+                its_pid.append(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
                 ledger.close_round(conn, "r2", {}, idempotency_key="c2", void=False, table="live")
                 rounds_store.save_round(
                     conn, "r2", record=record_of("r2", 2, closed=True), status="settled"
@@ -789,8 +792,18 @@ def test_a_stuck_settlement_at_one_table_never_holds_up_another(postgres: Any) -
 
         other = threading.Thread(target=settle_elsewhere)
         other.start()
-        other.join(timeout=3)
-        assert settled.is_set()  # well before the stuck one's timeout
+        # Not a race against the clock: the other settlement is watched until it is
+        # done, and PostgreSQL is asked at each look whether the stuck one blocks it.
+        with engine.connect() as watcher:
+            while not settled.wait(0.05):
+                assert other.is_alive() or settled.is_set(), "the other settlement failed"
+                if its_pid:
+                    blocking = watcher.exec_driver_sql(
+                        f"SELECT pg_blocking_pids({int(its_pid[0])})"
+                    ).scalar_one()
+                    watcher.rollback()
+                    assert stuck_pid not in blocking, "the stuck settlement holds up the other"
+        other.join()
         # The server ends it: its notice says why, unless the connection's end is read
         # before the notice (a busy machine), which says only that it closed.
         ended = "idle-in-transaction|server closed the connection|consuming input failed"
