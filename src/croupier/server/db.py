@@ -297,6 +297,7 @@ class _TakingTurns(sqlite3.Connection):
 
 #: Seconds SQLite waits for a lock (``PRAGMA busy_timeout``), and a writer for its turn.
 BUSY_SECONDS = 5.0
+_BUSY_TIMEOUT = f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}"
 
 
 def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
@@ -311,7 +312,7 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
         @event.listens_for(engine, "connect")
         def _read_only(dbapi_connection: Any, _record: Any) -> None:
             dbapi_connection.isolation_level = None
-            dbapi_connection.execute("PRAGMA busy_timeout=5000")
+            dbapi_connection.execute(_BUSY_TIMEOUT)
 
         @event.listens_for(engine, "begin")
         def _deferred(connection: sqlalchemy.Connection) -> None:
@@ -332,7 +333,7 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
+            cursor.execute(_BUSY_TIMEOUT)
             if not in_memory:
                 cursor.execute("PRAGMA journal_mode=WAL")
                 # In WAL mode NORMAL loses no committed transaction when the process
@@ -351,12 +352,13 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
         # could find it taken and fail); a reader (:func:`reading`) takes none, and reads
         # the last commit while a writer goes on.
         begin = "BEGIN" if connection.get_execution_options().get(READING) else "BEGIN IMMEDIATE"
-        if begin == "BEGIN IMMEDIATE" and isinstance(driver, _TakingTurns):
+        turn = isinstance(driver, _TakingTurns) and begin == "BEGIN IMMEDIATE"
+        if turn:
             driver.take_turn(BUSY_SECONDS)  # see WriteTurns
         try:
             driver.execute(begin)
         except sqlite3.Error as error:  # typed as SQLAlchemy types the driver's errors
-            if isinstance(driver, _TakingTurns):
+            if turn:
                 driver.give_turn()
             raise sqlalchemy.exc.DBAPIError.instance(begin, (), error, sqlite3.Error) from error
 
