@@ -164,7 +164,8 @@ def test_a_cut_lease_connection_leaves_the_tables_with_their_one_owner(
             ended = conn.execute(
                 sqlalchemy.text(
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
-                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())"
                 )
             ).scalar_one()
         engine.dispose()
@@ -201,7 +202,8 @@ def test_cut_lease_connections_in_a_cluster_leave_each_table_with_one_owner(
             ended = conn.execute(
                 sqlalchemy.text(
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
-                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())"
                 )
             ).scalar_one()
         engine.dispose()

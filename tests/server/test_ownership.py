@@ -79,7 +79,8 @@ def test_an_owner_whose_lease_connection_is_terminated_is_fenced_and_steps_down(
             conn.execute(
                 sqlalchemy.text(
                     "SELECT pg_terminate_backend(pid) FROM pg_locks "
-                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())"
                 )
             )
         assert second.vacant() == {"rws"}  # its owner's liveness lock is gone
