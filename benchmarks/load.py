@@ -154,6 +154,11 @@ _NOW = re.compile(r'"now"\s*:\s*(-?[0-9.eE+-]+)')
 ROUND_CLOSE = "croupier_round_close_seconds"
 #: The gauges of the group commit: transactions made, and the inputs they carried.
 COMMITS = ("croupier_commits", "croupier_commit_inputs")
+#: The gauges of the sessions' transactions: those commands waited for, those that
+#: marked sessions in use in the background, those that read idle sockets' sessions.
+SESSION_CHECKS = tuple(
+    f'croupier_session_checks{{how="{how}"}}' for how in ("waited", "renewed", "kept")
+)
 #: A bucket's bound, its label "le" (not the end of another label's name, "table").
 _LE = re.compile(r'[{,]\s*le="([^"]*)"')
 #: This repository's root, where ``git worktree`` is run.
@@ -811,6 +816,9 @@ class Played:
     #: Transactions the server's group commit made, and the writes they carried
     #: (``None``: a server without one).
     commits: tuple[float, float] | None = None
+    #: The sessions' transactions over the phase, by :data:`SESSION_CHECKS` (``None``:
+    #: a server that does not count them).
+    session_checks: tuple[float, ...] | None = None
     behind: BotStats = field(default_factory=BotStats)
     #: Seconds until every bot betting behind was signed in and welcomed at the table.
     welcomed_in: float = 0.0
@@ -1097,7 +1105,7 @@ def phase(
     rounds = server.closed_rounds() - rounds
     page_after = server.metrics() if measured else None
     results = pool.receive()
-    round_close = commits = None
+    round_close = commits = session_checks = None
     if page_after is not None:
         close_after = histogram(page_after, ROUND_CLOSE)
         close_before = histogram(page_before, ROUND_CLOSE) if page_before else None
@@ -1107,6 +1115,15 @@ def phase(
         if None not in counts:
             made_before, carried_before, made, carried = cast("list[float]", counts)
             commits = (made - made_before, carried - carried_before)
+        checks = [
+            gauge(page, name) for page in (page_before or "", page_after) for name in SESSION_CHECKS
+        ]
+        if None not in checks:
+            values = cast("list[float]", checks)
+            half = len(SESSION_CHECKS)
+            session_checks = tuple(
+                after - before for before, after in zip(values[:half], values[half:], strict=True)
+            )
     return Played(
         stats=merged([BotStats(**result["bots"]) for result in results]),
         elapsed=elapsed,
@@ -1114,6 +1131,7 @@ def phase(
         spent=spent,
         round_close=round_close,
         commits=commits,
+        session_checks=session_checks,
         behind=merged([BotStats(**result["behind"]) for result in results]),
         delays=[delay for result in results for delay in result["delays"]],
         frames=sum(result["frames"] for result in results),
@@ -1241,6 +1259,12 @@ def report(label: str, played: Played) -> None:
         made, carried = played.commits
         print(
             f"  {'':34s} tables' writes: {made:.0f} transactions, {carried / made:.2f} inputs each"
+        )
+    if played.session_checks is not None:
+        waited, renewed, kept = played.session_checks
+        print(
+            f"  {'':34s} sessions' transactions: {waited:.0f} waited for by a command;"
+            f" in the background, {renewed:.0f} marking them in use, {kept:.0f} reading idle ones"
         )
 
 

@@ -516,6 +516,68 @@ def test_a_session_in_use_is_confirmed_again_in_the_background_never_waited_for(
         seated.close()
 
 
+def _last_seen(hub: hub_module.Hub, token: str) -> float:
+    with hub.engine.connect() as conn:
+        seen: datetime = conn.execute(
+            sa.select(sessions.c.last_seen).where(
+                sessions.c.token_hash == accounts.hash_token(token)
+            )
+        ).scalar_one()
+    return seen.replace(tzinfo=UTC).timestamp()
+
+
+def test_an_idle_sockets_session_is_read_again_in_the_background_not_marked_as_used(
+    db_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player who acts once a round, more than SESSION_RECHECK_SECONDS apart, never
+    waits for the database either: every second the server reads again the sessions of
+    its sockets confirmed SESSION_RENEW_SECONDS ago, in one transaction, without marking
+    them as used (a player who only watches is not using his session).  His command is
+    taken on that word and marks the session as used behind it.  An account disabled
+    from the command line meanwhile loses its trust at that read: its next command is
+    refused, with why."""
+    monkeypatch.setattr(sessions_module, "SESSIONS_RENEWED_EVERY", 0.05)
+    monkeypatch.setattr(hub_module, "SWEEP_SECONDS", 0.05)
+    with server(db_url, clock) as client:
+        hub: hub_module.Hub = client.app.state.hub  # type: ignore[attr-defined]
+        trust = hub.sessions
+        ann = sign_up(client, "ann")
+        with client.websocket_connect("/ws/tables/rws") as socket:
+            receive_until(socket, "welcome")
+            socket.send_json({"type": "auth", "token": ann})
+            receive_until(socket, "balance")
+            signed_in = clock.now
+            asked, batches = _counted(trust, monkeypatch)
+            kept = trust.kept
+            # Idle: read again once its trust is SESSION_RENEW_SECONDS old, not marked.
+            clock.now = signed_in + sessions_module.SESSION_RENEW_SECONDS + 1
+            read = clock.now
+            wait_for(lambda: trust.trusted_since(ann) == read)
+            assert trust.kept > kept and asked == [] and batches == []
+            assert _last_seen(hub, ann) == signed_in
+            # Past the sign-in's trust, on the read's: the command waits for nothing,
+            # and marks the session as used behind it.
+            clock.now = signed_in + sessions_module.SESSION_RECHECK_SECONDS + 2
+            _command(socket)
+            assert asked == [] and trust.waited == 0
+            wait_for(lambda: batches == [{ann}])
+            assert _last_seen(hub, ann) == clock.now
+            # Disabled while idle: the next read takes the trust away.
+            with hub.engine.begin() as conn:
+                conn.execute(
+                    sa.update(users)
+                    .where(users.c.name == "ann")
+                    .values(disabled_at=datetime.fromtimestamp(clock.now, UTC))
+                )
+            clock.now += sessions_module.SESSION_RENEW_SECONDS + 1
+            wait_for(lambda: trust.trusted_since(ann) is None)
+            socket.send_json({"type": "take_box", "box": 2})
+            refused = receive_until(socket, "error")
+            assert refused["code"] == "session_expired" and "disabled" in refused["message"]
+        page = client.get("/metrics").text
+        assert 'croupier_session_checks{how="kept"}' in page
+
+
 def test_commands_waiting_for_their_sessions_together_wait_for_one_transaction(
     db_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

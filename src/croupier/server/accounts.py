@@ -75,6 +75,7 @@ __all__ = [
     "refuse",
     "register",
     "sign_in",
+    "still_alive",
 ]
 
 FREE_FAILURES = 3
@@ -363,6 +364,7 @@ class AddressThrottle:
     Kept in the database (``login_throttle``): every process of a cluster counts
     against the same budget, and a restart clears nothing.
 
+    >>> from datetime import UTC
     >>> from croupier.server.db import connect, migrate
     >>> engine = connect("sqlite://"); migrate(engine)
     >>> throttle = AddressThrottle(engine, burst=2, every=10.0)
@@ -531,6 +533,47 @@ def confirm_alive(conn: sqlalchemy.Connection, tokens: Iterable[str], *, now: da
             alive.add(by_hash[token_hash])
             players.add(int(user_id))
     play_sessions.touch_all(conn, players, now)
+    return alive
+
+
+# The live sessions of a list of them, read: nothing is marked.
+_ALIVE = select(sessions.c.token_hash).where(
+    sessions.c.token_hash.in_(bindparam("tokens", expanding=True)),
+    sessions.c.last_seen >= bindparam("alive_since", type_=sessions.c.last_seen.type),
+    sqlalchemy.exists().where(users.c.id == sessions.c.user_id, users.c.disabled_at.is_(None)),
+)
+
+
+def still_alive(conn: sqlalchemy.Connection, tokens: Iterable[str], *, now: datetime) -> set[str]:
+    """Of ``tokens``, the sessions still alive at ``now`` (their users not disabled, not
+    idle past :data:`IDLE`), read: none is marked as used, no player's session of play
+    goes on.  What keeps the trust in an idle socket's session (the table server's, in
+    the background): a session is used only when its player does something.
+
+    >>> from datetime import UTC
+    >>> from croupier.server.db import connect, migrate
+    >>> engine = connect("sqlite://")
+    >>> migrate(engine)
+    >>> moment = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> with engine.begin() as conn:
+    ...     _ = register(conn, "ann", "correct horse battery")
+    ...     token = login(conn, "ann", "correct horse battery", now=moment)
+    ...     still_alive(conn, [token, "gone"], now=moment) == {token}
+    True
+    >>> with engine.begin() as conn:  # idle past IDLE: no longer alive
+    ...     still_alive(conn, [token], now=moment + IDLE + timedelta(seconds=1))
+    set()
+    """
+    _aware(now)
+    by_hash = {hash_token(token): token for token in tokens}
+    hashes = sorted(by_hash)
+    alive: set[str] = set()
+    for start in range(0, len(hashes), CONFIRMED_TOGETHER):
+        rows = conn.execute(
+            _ALIVE,
+            {"tokens": hashes[start : start + CONFIRMED_TOGETHER], "alive_since": now - IDLE},
+        )
+        alive.update(by_hash[token_hash] for (token_hash,) in rows)
     return alive
 
 

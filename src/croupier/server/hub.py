@@ -220,6 +220,9 @@ class Hub:
             tell_others=self._tell_others,
             keep=self.keep,
         )
+        self.metrics.watch_sessions(
+            **{how: partial(getattr, self.sessions, how) for how in ("waited", "renewed", "kept")}
+        )
         self.configs: dict[str, TableConfig] = {config.id: config for config in settings.tables}
         #: The tables this process runs, and their actors.
         self.runtimes: dict[str, TableRuntime] = {}
@@ -464,14 +467,21 @@ class Hub:
 
     async def _sweep(self) -> None:
         """Every second, drop the clients none of whose waiting bytes went out for
-        :data:`SEND_SECONDS` (:meth:`Connection.check`)."""
+        :data:`SEND_SECONDS` (:meth:`Connection.check`), and keep the trust in the
+        sessions of the sockets signed in (:meth:`Sessions.keep_trusted`)."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
             now = loop.time()
+            present: list[str] = []
             for connections in self.connections.values():
                 for connection in list(connections):
                     connection.check(now)
+                    if connection.token is not None:
+                        present.append(connection.token)
+            # The idle sockets' sessions stay trusted: their next command waits for no
+            # transaction of its own.
+            self.sessions.keep_trusted(present, self.now())
             if self._telling is None or self._telling.done():
                 # Not awaited here: a database that does not answer holds up no sweep.
                 self._telling = loop.create_task(self._tell_audience())

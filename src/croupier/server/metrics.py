@@ -106,6 +106,15 @@ class Metrics:
             registry=registry,
         )
 
+        self.session_checks = Gauge(
+            "croupier_session_checks",
+            "Transactions that confirmed sockets' sessions since the process started: "
+            "those commands waited for (waited), those that marked sessions in use in "
+            "the background (renewed), those that read idle sockets' sessions (kept).",
+            ["how"],
+            registry=registry,
+        )
+
     def watch_table(
         self,
         table: str,
@@ -125,6 +134,19 @@ class Metrics:
         """Read the group commit's counts from these functions when metrics are scraped."""
         self.commits.set_function(commits)
         self.commit_inputs.set_function(inputs)
+
+    def watch_sessions(
+        self,
+        *,
+        waited: Callable[[], float],
+        renewed: Callable[[], float],
+        kept: Callable[[], float],
+    ) -> None:
+        """Read the counts of the sessions' transactions from these functions when
+        metrics are scraped."""
+        self.session_checks.labels(how="waited").set_function(waited)
+        self.session_checks.labels(how="renewed").set_function(renewed)
+        self.session_checks.labels(how="kept").set_function(kept)
 
     def render(self) -> tuple[bytes, str]:
         """The metrics in Prometheus' text format, and its content type."""

@@ -3,11 +3,14 @@
 Every command on a table socket is held to a live session: a logout, a break or a
 self-exclusion elsewhere ends the socket's rights too.  Asking the database at each
 command would cost a transaction a command, so a session the database confirmed is
-trusted for :data:`SESSION_RECHECK_SECONDS`; a session in use is confirmed again in the
-background before then, every one due in one transaction (:meth:`Sessions.check`), so
-that a socket in play never waits for the database.  A logout, a break or a
-self-exclusion through any process of a cluster ends the trust at once, on every
-process (:meth:`Sessions.forget`, :meth:`Sessions.forget_user`, :meth:`Sessions.heard`).
+trusted for :data:`SESSION_RECHECK_SECONDS`.  Before then it is confirmed again in the
+background, every one due in one transaction: a session in use is marked as used
+(:meth:`Sessions.check`), and an idle socket's session is read, not marked
+(:meth:`Sessions.keep_trusted`: a session is used only when its player does something).
+So a socket never waits for the database, whether its player acts every second or
+once a round.  A logout, a break or a self-exclusion through any process of a cluster
+ends the trust at once, on every process (:meth:`Sessions.forget`,
+:meth:`Sessions.forget_user`, :meth:`Sessions.heard`).
 
 >>> told = []
 >>> sessions = Sessions(None, lambda: 0.0, tokens_of=lambda user: [],  # type: ignore[arg-type]
@@ -30,6 +33,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from croupier.server import accounts
+from croupier.server.db import reading
 from croupier.server.errors import SessionExpired
 from croupier.server.together import ReadTogether, settle
 
@@ -82,12 +86,24 @@ class Sessions:
         keep: Callable[[asyncio.Task[Any]], None],
     ) -> None:
         self.engine = engine
+        #: The same database for the reads that mark nothing (:meth:`read_alive`).
+        self._reader = reading(engine)
         self.clock = clock
         self.tokens_of = tokens_of
         self.tell_others = tell_others
         self.keep = keep
         #: Session token -> when the database last confirmed it (the clock's time).
         self._trusted: dict[str, float] = {}
+        #: Session token -> when this process last marked it as used.
+        self._marked: dict[str, float] = {}
+        #: Whether idle sockets' sessions are being read (:meth:`keep_trusted`).
+        self._keeping = False
+        #: Transactions that confirmed sessions: a command waited for them, they marked
+        #: sessions in use in the background, they read idle sockets' sessions (for the
+        #: metrics and the load benchmark).
+        self.waited = 0
+        self.renewed = 0
+        self.kept = 0
         #: Sessions in use to be confirmed again in the background, and when that runs.
         self._renewing: set[str] = set()
         self._renewal: asyncio.TimerHandle | None = None
@@ -118,21 +134,25 @@ class Sessions:
         self._signing_at = max(self._signing_at, now)
         user = await self._signing.get(token)
         self._trusted[token] = max(self._trusted.get(token, now), now)
+        self._marked[token] = max(self._marked.get(token, now), now)
         return user
 
     async def check(self, token: str, now: float) -> None:
         """Hold a command to a live session (:class:`SessionExpired` if it is not).
 
-        The database is asked (and the session marked as used) at most once every
-        :data:`SESSION_RECHECK_SECONDS` per token, in a worker thread.  A session in use
-        is confirmed again before then, in the background and together with the others
-        due: only a socket idle for that long waits for the database, and the commands
-        waiting at one moment wait for one transaction together (a crowd betting at once
-        behind a box costs a transaction a burst, not one each: :meth:`_ask`).
+        A command is taken on the trust its session has (confirmed by the database
+        within :data:`SESSION_RECHECK_SECONDS`), and its session marked as used behind it,
+        in the background, with every other one due (at most once every
+        :data:`SESSION_RENEW_SECONDS` a token).  An idle socket's trust is kept by
+        :meth:`keep_trusted`, so only a socket whose trust ran out (the database did not
+        answer, or a socket this process does not know of) waits for the database; the
+        commands waiting at one moment wait for one transaction together (a crowd betting
+        at once behind a box costs a transaction a burst, not one each: :meth:`_ask`).
         """
         confirmed = self._trusted.get(token)
         if confirmed is not None and 0 <= now - confirmed < SESSION_RECHECK_SECONDS:
-            if now - confirmed >= SESSION_RENEW_SECONDS:
+            marked = self._marked.get(token)
+            if marked is None or not 0 <= now - marked < SESSION_RENEW_SECONDS:
                 self._renew(token)
             return
         try:
@@ -146,7 +166,9 @@ class Sessions:
                 for kept, at in self._trusted.items()
                 if 0 <= now - at < SESSION_RECHECK_SECONDS
             }
+            self._marked = {kept: at for kept, at in self._marked.items() if kept in self._trusted}
         self._trusted[token] = now
+        self._marked[token] = now
 
     async def _asked(self, token: str, now: float) -> None:
         """Wait for the database's word on ``token``, with every command waiting."""
@@ -173,6 +195,7 @@ class Sessions:
                 batch, self._waiting = self._waiting, {}
                 now = max(at for _, at in batch.values())
                 alive: set[str] = set()
+                self.waited += 1
                 try:
                     if len(batch) == 1:
                         alone = next(iter(batch))
@@ -215,11 +238,19 @@ class Sessions:
         from now; one the database no longer holds is not, and its next command asks
         (and is told why); one forgotten meanwhile (a logout) stays forgotten."""
         now = self.clock()
+        self.renewed += 1
         try:
             alive = await asyncio.to_thread(self.confirm_all, tokens, now)
         except Exception as problem:  # each is asked again when its trust runs out
             _log.warning("%d sessions were not confirmed again: %s", len(tokens), problem)
             return
+        self._trusted_again(tokens, alive, now)
+        for token in alive & self._trusted.keys():
+            self._marked[token] = max(self._marked.get(token, now), now)
+
+    def _trusted_again(self, tokens: set[str], alive: set[str], now: float) -> None:
+        """The database's word at ``now`` on ``tokens``: those ``alive`` are trusted from
+        then, the others not; one forgotten meanwhile (a logout) stays forgotten."""
         for token in tokens:
             confirmed = self._trusted.get(token)
             if confirmed is None:  # ended meanwhile: it stays ended
@@ -228,6 +259,42 @@ class Sessions:
                 self._trusted[token] = max(confirmed, now)
             else:
                 del self._trusted[token]
+
+    def keep_trusted(self, present: Iterable[str], now: float) -> None:
+        """Keep the trust in the sessions of the sockets ``present`` (signed in here):
+        those confirmed :data:`SESSION_RENEW_SECONDS` ago or more, and not about to be
+        marked as used (:meth:`check`), are read again in one transaction of a worker
+        thread (:meth:`read_alive`), unless such a read is under way.  A session the
+        database no longer holds loses its trust; its next command asks, and is told
+        why.  What the table server does every second.
+
+        Nothing is marked: a player who only watches is not using his session (it
+        still ends after :data:`~croupier.server.accounts.IDLE` without a command), nor
+        playing (his session of play does not go on)."""
+        if self._keeping:
+            return
+        due = {
+            token
+            for token in present
+            if (at := self._trusted.get(token)) is not None
+            and not 0 <= now - at < SESSION_RENEW_SECONDS
+            and token not in self._renewing
+        }
+        if not due:
+            return
+        self._keeping = True
+        self.keep(asyncio.get_running_loop().create_task(self._keep_trusted(due, now)))
+
+    async def _keep_trusted(self, tokens: set[str], now: float) -> None:
+        try:
+            self.kept += 1
+            alive = await asyncio.to_thread(self.read_alive, tokens, now)
+        except Exception as problem:  # each is asked again when its trust runs out
+            _log.warning("%d idle sessions were not read again: %s", len(tokens), problem)
+            return
+        finally:
+            self._keeping = False
+        self._trusted_again(tokens, alive, now)
 
     def stop(self) -> None:
         """Confirm nothing more in the background (each session is asked again when its
@@ -276,12 +343,18 @@ class Sessions:
         with self.engine.begin() as conn:
             return accounts.confirm_alive(conn, tokens, now=_utc(now))
 
+    def read_alive(self, tokens: set[str], now: float) -> set[str]:
+        """Of ``tokens``, the live sessions, read (none marked as used)."""
+        with self._reader.begin() as conn:
+            return accounts.still_alive(conn, tokens, now=_utc(now))
+
     # -- ended elsewhere --------------------------------------------------------------------------
 
     def forget(self, token: str) -> None:
         """A session ended (a logout): no command is taken on it from now on, here or,
         in a cluster, on the other processes."""
         self._trusted.pop(token, None)
+        self._marked.pop(token, None)
         self.tell_others({"forget_session": accounts.hash_token(token)})
 
     def forget_user(self, user_id: int) -> None:
