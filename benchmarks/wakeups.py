@@ -15,7 +15,10 @@ figures can be told apart::
 Each line is the process's CPU (user and system) per wake-up, over ``--times`` of them.
 Then the same sleep at several lengths: on a virtual machine a thread woken after a
 long sleep pays for the caches it finds cold, so a server's threads that wake seldom
-(its timers) pay more each time than one kept busy.  Last, a server with nothing to do:
+(its timers) pay more each time than one kept busy.  Then paced work handed to a pool
+of worker threads, as the server hands its writes: the standard library's
+``ThreadPoolExecutor`` beside the server's ``WarmPool`` (the thread idle the shortest
+time works next), alternated in the same run.  Last, a server with nothing to do:
 ``croupier serve`` with 72 tables and no player, its CPU over ``--idle-seconds``
 (Linux's ``/proc``: its event loop's thread, and the others), what every action of a
 paced load shares; on a new SQLite file, or with ``--db`` on that database.
@@ -29,6 +32,7 @@ import contextlib
 import json
 import os
 import queue
+import resource
 import select
 import socket
 import subprocess
@@ -38,9 +42,12 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 
 import uvloop
+
+from croupier.server.threads import THREADS, WarmPool
 
 #: Seconds each sleep asks for: the order of a paced table's gaps between messages.
 NAP = 0.002
@@ -110,6 +117,57 @@ def sleeps_of(seconds: float) -> Callable[[int], None]:
             time.sleep(seconds)
 
     return run
+
+
+#: Memory a piece of pooled work reads (a table's record and views, in the server).
+_TOUCHED = {number: str(number) * 3 for number in range(20_000)}
+
+
+def pooled_piece(number: int) -> int:
+    """A piece of a worker thread's work: reads a few thousand of ``_TOUCHED``'s entries,
+    then waits half a millisecond as for a database's answer."""
+    total = 0
+    for index in range(0, 20_000, 7):
+        total += len(_TOUCHED[(index * 31 + number) % 20_000])
+    time.sleep(0.0005)
+    return total
+
+
+async def paced_pool(pool: Executor, seconds: float) -> tuple[float, float]:
+    """Hand ``pool`` a piece every 8 ms for ``seconds`` (a few hundred a second, as a
+    paced table server's writes), waiting for each: the process's CPU (µs) and context
+    switches a piece."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    end = time.perf_counter() + seconds
+    pieces = 0
+    while time.perf_counter() < end:
+        await asyncio.wrap_future(pool.submit(pooled_piece, pieces))
+        pieces += 1
+        await asyncio.sleep(0.008)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    switches = after.ru_nvcsw - before.ru_nvcsw + after.ru_nivcsw - before.ru_nivcsw
+    return cpu / pieces * 1e6, switches / pieces
+
+
+async def pools(seconds: float, rounds: int = 3) -> dict[str, list[tuple[float, float]]]:
+    """:func:`paced_pool` on each pool in turn, ``rounds`` times; every thread of each
+    started first."""
+    each: dict[str, Executor] = {
+        "ThreadPoolExecutor": ThreadPoolExecutor(max_workers=THREADS),
+        "WarmPool": WarmPool(most=THREADS, name="warm"),
+    }
+    for pool in each.values():
+        await asyncio.gather(
+            *(asyncio.wrap_future(pool.submit(pooled_piece, n)) for n in range(2 * THREADS))
+        )
+    figures: dict[str, list[tuple[float, float]]] = {name: [] for name in each}
+    for _ in range(rounds):
+        for name, pool in each.items():
+            figures[name].append(await paced_pool(pool, seconds))
+    for pool in each.values():
+        pool.shutdown()
+    return figures
 
 
 #: Tables of the idle server: as many as ``benchmarks/load.py`` runs for 500 bots.
@@ -199,6 +257,14 @@ def main() -> None:
     for nap in (0.002, 0.02, 0.2, 0.5):
         each = cpu_each(sleeps_of(nap), max(4, round(2 / nap)))
         print(f"  {f'{nap * 1000:g} ms':44s} {each:8.1f} µs CPU each")
+    print(
+        f"paced work handed to {THREADS} worker threads, a piece every 8 ms (about 4 s of"
+        " each, three times, in turn):"
+    )
+    for name, figures in asyncio.run(pools(4.0)).items():
+        cpu = " ".join(f"{micros:6.1f}" for micros, _ in figures)
+        counts = " ".join(f"{count:4.1f}" for _, count in figures)
+        print(f"  {name:22s} µs CPU a piece {cpu}   context switches a piece {counts}")
     if not os.path.isdir("/proc/self/task"):
         print("an idle server: not measured (no /proc here)")
         return

@@ -41,12 +41,13 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 import sqlalchemy as sa
 
 from croupier.server.driver import savepoint
+from croupier.server.threads import WarmPool
 
 __all__ = ["Committer", "GroupCommit", "OneByOne", "for_engine"]
 
@@ -83,7 +84,7 @@ class OneByOne:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
         self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: WarmPool | None = None
         #: Commits made, and the writes and the inputs they carried.
         self.commits = 0
         self.writes = 0
@@ -102,7 +103,7 @@ class OneByOne:
         """:meth:`run` in a thread of the process's pool; its future."""
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(thread_name_prefix="croupier-writes")
+                self._pool = WarmPool(name="croupier-writes")
             pool = self._pool
         return pool.submit(self.run, write, inputs=inputs)
 

@@ -59,6 +59,7 @@ from croupier.server.schema import users
 from croupier.server.sessions import Sessions
 from croupier.server.settings import Settings, Share
 from croupier.server.tables import table_summary
+from croupier.server.threads import warm_default
 from croupier.server.together import ReadTogether
 from croupier.server.views import mines, personal_view, playing, public_events, public_view
 from croupier.server.wire import Outgoing, encode, text_frame
@@ -431,6 +432,8 @@ class Hub:
     async def start(self) -> None:
         """Start every table's actor (on the running loop) and keep this process's
         tables claimed; in a cluster, join it."""
+        # Its worker threads (the clocks, the sessions, the balances) the last idle first.
+        warm_default(asyncio.get_running_loop())
         share = self.settings.share
         if share is None and self.ownership is not None and not self.actors:
             # Started again after a stop (which let the tables go): claimed afresh.
