@@ -86,8 +86,6 @@ class Sessions:
         keep: Callable[[asyncio.Task[Any]], None],
     ) -> None:
         self.engine = engine
-        #: The same database for the reads that mark nothing (:meth:`read_alive`).
-        self._reader = reading(engine)
         self.clock = clock
         self.tokens_of = tokens_of
         self.tell_others = tell_others
@@ -345,7 +343,7 @@ class Sessions:
 
     def read_alive(self, tokens: set[str], now: float) -> set[str]:
         """Of ``tokens``, the live sessions, read (none marked as used)."""
-        with self._reader.begin() as conn:
+        with reading(self.engine).begin() as conn:  # on SQLite, no write lock
             return accounts.still_alive(conn, tokens, now=_utc(now))
 
     # -- ended elsewhere --------------------------------------------------------------------------
