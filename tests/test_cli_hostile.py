@@ -320,6 +320,7 @@ def no_server(monkeypatch: pytest.MonkeyPatch) -> None:
             "--workers": VALUE,
             "--share": st.one_of(st.sampled_from(["1/2", "2/1", "0/0", "1/1"]), VALUE),
             "--sockets-per-address": VALUE,
+            "--write-threads": VALUE,
         },
         flags=["--standby", "--no-standby"],
     ),

@@ -284,6 +284,37 @@ def test_several_threads_commit_side_by_side_and_every_write_lands(
     assert books(engine) == []
 
 
+def test_one_by_one_writes_in_at_most_its_threads_and_every_write_lands(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """On PostgreSQL the tables' writes go one by one to at most ``--write-threads``
+    threads (croupier.server.settings.WRITE_THREADS): twelve submitted at once are
+    written two at a time by default, each once (here reads, which take no write lock
+    on SQLite)."""
+    commits = OneByOne(db.reading(engine))
+    assert commits.threads == 2
+    at_once = 0
+    most = 0
+    lock = threading.Lock()
+
+    def write(conn: sqlalchemy.Connection) -> int:
+        nonlocal at_once, most
+        with lock:
+            at_once += 1
+            most = max(most, at_once)
+        time.sleep(0.01)
+        with lock:
+            at_once -= 1
+        return int(conn.exec_driver_sql("select 1").scalar_one())
+
+    try:
+        futures = [commits.submit(write) for _ in range(12)]
+        assert [future.result() for future in futures] == [1] * 12
+    finally:
+        commits.close()
+    assert most == 2 and commits.writes == commits.commits == 12
+
+
 @pytest.mark.parametrize("committer", ["group", "one_by_one"])
 def test_an_input_run_alone_where_it_commits_is_refused_with_nothing_of_it_written(
     engine: sqlalchemy.Engine, committer: str

@@ -10,6 +10,7 @@ import pytest
 
 from croupier.server.settings import (
     ENVIRONMENT,
+    WRITE_THREADS,
     LogFormat,
     SettingError,
     Settings,
@@ -35,6 +36,7 @@ def test_every_variable_sets_its_setting(tmp_path: Path) -> None:
             "CROUPIER_PLAY_MONEY": "250",
             "CROUPIER_LOG": "text",
             "CROUPIER_STANDBY": "true",
+            "CROUPIER_WRITE_THREADS": "8",
         }
     )
     assert settings.url == "postgresql://croupier@db/croupier"
@@ -43,6 +45,7 @@ def test_every_variable_sets_its_setting(tmp_path: Path) -> None:
     assert settings.play_money == Decimal("250.00")
     assert settings.log is LogFormat.TEXT
     assert settings.standby is True
+    assert settings.write_threads == 8
     assert {variable.setting for variable in ENVIRONMENT} <= set(Settings.__dataclass_fields__)
 
 
@@ -52,6 +55,7 @@ def test_no_variable_or_an_empty_one_leaves_the_default() -> None:
     assert (settings.url, settings.host, settings.port) == (None, "127.0.0.1", 8000)
     assert settings.play_money == Decimal("1000.00") and settings.log is LogFormat.JSON
     assert settings.standby is False and len(settings.tables) == 5
+    assert settings.write_threads == WRITE_THREADS == 2
 
 
 def test_a_given_value_wins_and_its_variable_is_not_even_read() -> None:
@@ -72,6 +76,7 @@ def test_a_given_value_wins_and_its_variable_is_not_even_read() -> None:
         ("CROUPIER_STANDBY", "maybe", "--standby 'maybe' is neither true nor false"),
         ("CROUPIER_TABLES", "/nowhere/tables.toml", "/nowhere/tables.toml"),
         ("CROUPIER_HOST", " ", "--host: give a value"),
+        ("CROUPIER_WRITE_THREADS", "0", "--write-threads '0' is not a number of threads, 1 to 64"),
     ],
 )
 def test_a_bad_value_is_refused_naming_the_variable_and_its_flag(

@@ -110,6 +110,7 @@ def _setting_option(setting: str, **kinds: Any) -> Callable[[_Command], _Command
 @_setting_option("workers", type=click.IntRange(1, 64))
 @_setting_option("share", metavar="I/N")
 @_setting_option("sockets_per_address", type=click.IntRange(1, 1_000_000))
+@_setting_option("write_threads", type=click.IntRange(1, 64))
 @click.option("--listen-fd", type=int, default=None, hidden=True)
 @click.pass_context
 def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> None:
@@ -154,6 +155,7 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
             "CROUPIER_PLAY_MONEY": str(settings.play_money or "none"),
             "CROUPIER_LOG": settings.log.value,
             "CROUPIER_SOCKETS_PER_ADDRESS": str(settings.sockets_per_address),
+            "CROUPIER_WRITE_THREADS": str(settings.write_threads),
         }
         if tables:
             passed["CROUPIER_TABLES"] = os.path.abspath(tables)

@@ -47,6 +47,7 @@ from typing import Any, Protocol, TypeVar
 import sqlalchemy as sa
 
 from croupier.server.driver import savepoint
+from croupier.server.settings import WRITE_THREADS
 from croupier.server.threads import WarmPool
 
 __all__ = ["Committer", "GroupCommit", "OneByOne", "for_engine"]
@@ -81,8 +82,9 @@ class OneByOne:
     2
     """
 
-    def __init__(self, engine: sa.Engine) -> None:
+    def __init__(self, engine: sa.Engine, *, threads: int = WRITE_THREADS) -> None:
         self.engine = engine
+        self.threads = threads
         self._lock = threading.Lock()
         self._pool: WarmPool | None = None
         #: Commits made, and the writes and the inputs they carried.
@@ -103,7 +105,7 @@ class OneByOne:
         """:meth:`run` in a thread of the process's pool; its future."""
         with self._lock:
             if self._pool is None:
-                self._pool = WarmPool(name="croupier-writes")
+                self._pool = WarmPool(most=self.threads, name="croupier-writes")
             pool = self._pool
         return pool.submit(self.run, write, inputs=inputs)
 
@@ -115,10 +117,11 @@ class OneByOne:
             pool.shutdown()
 
 
-def for_engine(engine: sa.Engine) -> GroupCommit | OneByOne:
+def for_engine(engine: sa.Engine, *, threads: int = WRITE_THREADS) -> GroupCommit | OneByOne:
     """How the server commits its tables' writes on ``engine``'s database: together on
     SQLite, whose ``BEGIN IMMEDIATE`` and ``COMMIT`` cost more than the rest of a write
-    and whose savepoints cost nothing; one by one on PostgreSQL (see :class:`OneByOne`).
+    and whose savepoints cost nothing; one by one on PostgreSQL, in at most ``threads``
+    threads at once (see :class:`OneByOne`).
 
     >>> import sqlalchemy as sa
     >>> type(for_engine(sa.create_engine("sqlite://"))).__name__
@@ -126,7 +129,7 @@ def for_engine(engine: sa.Engine) -> GroupCommit | OneByOne:
     """
     if engine.dialect.name == "sqlite":
         return GroupCommit(engine)
-    return OneByOne(engine)
+    return OneByOne(engine, threads=threads)
 
 
 class _Write:

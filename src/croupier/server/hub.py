@@ -206,7 +206,7 @@ class Hub:
         self._reader = reading(engine)
         self.settings = settings
         #: How the tables' writes are committed (together on SQLite).
-        self.commits = commits.for_engine(engine)
+        self.commits = commits.for_engine(engine, threads=settings.write_threads)
         self.metrics = Metrics()
         self.metrics.watch_commits(
             partial(getattr, self.commits, "commits"), partial(getattr, self.commits, "inputs")

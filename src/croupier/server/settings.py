@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENVIRONMENT",
+    "WRITE_THREADS",
     "LogFormat",
     "SettingError",
     "Settings",
@@ -117,6 +118,18 @@ def _default_tables() -> tuple[TableConfig, ...]:
     return default_tables()
 
 
+#: The threads that write a process's tables' inputs to PostgreSQL at once, by default.
+#: Python runs one thread at a time: a writer whose database has answered waits for
+#: that lock while another runs, and each more writer made that wait longer and more
+#: frequent.  Two keep one writing while the other waits for the database on the same
+#: machine or network; at 500 bots flat out on a 2-core machine they cost 0.80 of the
+#: CPU an action of six, with 14 context switches an action against 25, and took more
+#: actions a second (``benchmarks/load.py``).  A database several milliseconds away
+#: needs more of them to keep its round trips overlapped (``croupier serve
+#: --write-threads``).
+WRITE_THREADS = 2
+
+
 @dataclass(frozen=True)
 class Settings:
     """How a server runs: its database, its tables, and play money.
@@ -164,6 +177,9 @@ class Settings:
     #: the server do).  Behind a proxy, trust it (``FORWARDED_ALLOW_IPS``) so that each
     #: client's own address counts.
     sockets_per_address: int = 64
+    #: Threads that write the tables' inputs to PostgreSQL at once (SQLite has one
+    #: writer, whatever this says): see :data:`WRITE_THREADS`.
+    write_threads: int = WRITE_THREADS
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **given: Any) -> Settings:
@@ -244,6 +260,13 @@ ENVIRONMENT = (
         "set FORWARDED_ALLOW_IPS so that each client's own address counts.",
     ),
     Variable(
+        "CROUPIER_WRITE_THREADS",
+        "write_threads",
+        "--write-threads",
+        "Threads writing the tables' inputs to PostgreSQL at once: more only wait for "
+        "Python's lock with the others, unless the database is several milliseconds away.",
+    ),
+    Variable(
         "CROUPIER_SHARE",
         "share",
         "--share",
@@ -315,6 +338,11 @@ def read_setting(setting: str, text: str) -> Any:
         digits = text.strip()
         if _COUNT.fullmatch(digits) is None or not 1 <= int(digits) <= 1_000_000:
             raise SettingError(f"{flag} {text!r} is not a number of sockets, 1 to 1000000")
+        return int(digits)
+    if setting == "write_threads":
+        digits = text.strip()
+        if _COUNT.fullmatch(digits) is None or not 1 <= int(digits) <= 64:
+            raise SettingError(f"{flag} {text!r} is not a number of threads, 1 to 64")
         return int(digits)
     if setting == "share":
         try:
