@@ -288,7 +288,7 @@ def test_one_by_one_writes_in_at_most_its_threads_and_every_write_lands(
     engine: sqlalchemy.Engine,
 ) -> None:
     """On PostgreSQL the tables' writes go one by one to at most ``--write-threads``
-    threads (croupier.server.settings.WRITE_THREADS): twelve submitted at once are
+    threads (croupier.server.threads.WRITE_THREADS): twelve submitted at once are
     written two at a time by default, each once (here reads, which take no write lock
     on SQLite)."""
     commits = OneByOne(db.reading(engine))

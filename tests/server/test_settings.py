@@ -10,12 +10,12 @@ import pytest
 
 from croupier.server.settings import (
     ENVIRONMENT,
-    WRITE_THREADS,
     LogFormat,
     SettingError,
     Settings,
     read_environment,
 )
+from croupier.server.threads import WRITE_THREADS
 
 TABLES = """
 [[table]]

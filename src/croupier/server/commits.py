@@ -47,8 +47,7 @@ from typing import Any, Protocol, TypeVar
 import sqlalchemy as sa
 
 from croupier.server.driver import savepoint
-from croupier.server.settings import WRITE_THREADS
-from croupier.server.threads import WarmPool
+from croupier.server.threads import WRITE_THREADS, WarmPool
 
 __all__ = ["Committer", "GroupCommit", "OneByOne", "for_engine"]
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from croupier.cache import cache_dir
 from croupier.errors import BetError
 from croupier.money import parse_amount
+from croupier.server.threads import WRITE_THREADS
 
 if TYPE_CHECKING:
     from croupier.server.runtime import TableConfig
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENVIRONMENT",
-    "WRITE_THREADS",
     "LogFormat",
     "SettingError",
     "Settings",
@@ -118,18 +118,6 @@ def _default_tables() -> tuple[TableConfig, ...]:
     return default_tables()
 
 
-#: The threads that write a process's tables' inputs to PostgreSQL at once, by default.
-#: Python runs one thread at a time: a writer whose database has answered waits for
-#: that lock while another runs, and each more writer made that wait longer and more
-#: frequent.  Two keep one writing while the other waits for the database on the same
-#: machine or network; at 500 bots flat out on a 2-core machine they cost 0.80 of the
-#: CPU an action of six, with 14 context switches an action against 25, and took more
-#: actions a second (``benchmarks/load.py``).  A database several milliseconds away
-#: needs more of them to keep its round trips overlapped (``croupier serve
-#: --write-threads``).
-WRITE_THREADS = 2
-
-
 @dataclass(frozen=True)
 class Settings:
     """How a server runs: its database, its tables, and play money.
@@ -178,7 +166,7 @@ class Settings:
     #: client's own address counts.
     sockets_per_address: int = 64
     #: Threads that write the tables' inputs to PostgreSQL at once (SQLite has one
-    #: writer, whatever this says): see :data:`WRITE_THREADS`.
+    #: writer, whatever this says): see :data:`~croupier.server.threads.WRITE_THREADS`.
     write_threads: int = WRITE_THREADS
 
     @classmethod

@@ -24,19 +24,32 @@ event loop takes no other as its default executor, the one ``asyncio.to_thread``
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-__all__ = ["THREADS", "WarmPool", "warm_default"]
+if TYPE_CHECKING:  # not imported by the settings, which ``croupier serve --help`` reads
+    import asyncio
+
+__all__ = ["THREADS", "WRITE_THREADS", "WarmPool", "warm_default"]
 
 #: The most threads a pool of the server's has: the standard library's default.
 THREADS = min(32, (os.cpu_count() or 1) + 4)
+
+#: The threads that write a process's tables' inputs to PostgreSQL at once, by default.
+#: Python runs one thread at a time: a writer whose database has answered waits for
+#: that lock while another runs, and each more writer made that wait longer and more
+#: frequent.  Two keep one writing while the other waits for the database on the same
+#: machine or network; at 500 bots flat out on a 2-core machine they cost 0.80 of the
+#: CPU an action of six, with 14 context switches an action against 25, and took more
+#: actions a second (``benchmarks/load.py``).  A database several milliseconds away
+#: needs more of them to keep its round trips overlapped (``croupier serve
+#: --write-threads``).
+WRITE_THREADS = 2
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -188,6 +201,7 @@ def warm_default(loop: asyncio.AbstractEventLoop) -> None:
     """Make ``loop``'s default executor (``asyncio.to_thread``'s) a :class:`WarmPool`,
     once a loop: a second call, by another server on the same loop, changes nothing.
 
+    >>> import asyncio
     >>> async def demo() -> str:
     ...     warm_default(asyncio.get_running_loop())
     ...     warm_default(asyncio.get_running_loop())
