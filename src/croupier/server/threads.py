@@ -44,11 +44,11 @@ THREADS = min(32, (os.cpu_count() or 1) + 4)
 #: Python runs one thread at a time: a writer whose database has answered waits for
 #: that lock while another runs, and each more writer made that wait longer and more
 #: frequent.  Two keep one writing while the other waits for the database on the same
-#: machine or network; at 500 bots flat out on a 2-core machine they cost 0.80 of the
-#: CPU an action of six, with 14 context switches an action against 25, and took more
-#: actions a second (``benchmarks/load.py``).  A database several milliseconds away
-#: needs more of them to keep its round trips overlapped (``croupier serve
-#: --write-threads``).
+#: machine or network; at 500 bots flat out on a 2-core machine they cost 0.80 to 0.89
+#: of the CPU an action of six in three runs, with 13 to 14 context switches an action
+#: against 24 to 29, and took more actions a second (``benchmarks/load.py``; see the
+#: manual's server page).  A database several milliseconds away needs more of them to
+#: keep its round trips overlapped (``croupier serve --write-threads``).
 WRITE_THREADS = 2
 
 P = ParamSpec("P")
