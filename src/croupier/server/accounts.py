@@ -25,7 +25,7 @@ import hashlib
 import re
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -506,6 +506,23 @@ def confirm(conn: sqlalchemy.Connection, token: str, *, now: datetime) -> int:
     return int(user_id)
 
 
+def _by_hash(
+    conn: sqlalchemy.Connection,
+    statement: sqlalchemy.Executable,
+    tokens: Iterable[str],
+    values: dict[str, Any],
+) -> Iterator[tuple[str, Any]]:
+    """``statement`` run on the hashes of ``tokens``, :data:`CONFIRMED_TOGETHER` at a
+    time (bound as ``tokens``, with ``values``): each row's token, and the row's second
+    column where it has one."""
+    by_hash = {hash_token(token): token for token in tokens}
+    hashes = sorted(by_hash)
+    for start in range(0, len(hashes), CONFIRMED_TOGETHER):
+        chunk = hashes[start : start + CONFIRMED_TOGETHER]
+        for row in conn.execute(statement, {"tokens": chunk, **values}):
+            yield by_hash[row[0]], row[1] if len(row) > 1 else None
+
+
 def confirm_alive(conn: sqlalchemy.Connection, tokens: Iterable[str], *, now: datetime) -> set[str]:
     """Of ``tokens``, the sessions still alive, each marked as used now and its
     player's session of play going on, as :func:`confirm` does one by one; the others
@@ -516,22 +533,13 @@ def confirm_alive(conn: sqlalchemy.Connection, tokens: Iterable[str], *, now: da
     (:data:`CONFIRMED_TOGETHER` at a time), and the sessions of play, not two each.
     """
     _aware(now)
-    by_hash = {hash_token(token): token for token in tokens}
-    hashes = sorted(by_hash)
     alive: set[str] = set()
     players: set[int] = set()
-    for start in range(0, len(hashes), CONFIRMED_TOGETHER):
-        rows = conn.execute(
-            _CONFIRM_ALL,
-            {
-                "tokens": hashes[start : start + CONFIRMED_TOGETHER],
-                "alive_since": now - IDLE,
-                "now": now,
-            },
-        )
-        for token_hash, user_id in rows:
-            alive.add(by_hash[token_hash])
-            players.add(int(user_id))
+    for token, user_id in _by_hash(
+        conn, _CONFIRM_ALL, tokens, {"alive_since": now - IDLE, "now": now}
+    ):
+        alive.add(token)
+        players.add(int(user_id))
     play_sessions.touch_all(conn, players, now)
     return alive
 
@@ -565,16 +573,7 @@ def still_alive(conn: sqlalchemy.Connection, tokens: Iterable[str], *, now: date
     set()
     """
     _aware(now)
-    by_hash = {hash_token(token): token for token in tokens}
-    hashes = sorted(by_hash)
-    alive: set[str] = set()
-    for start in range(0, len(hashes), CONFIRMED_TOGETHER):
-        rows = conn.execute(
-            _ALIVE,
-            {"tokens": hashes[start : start + CONFIRMED_TOGETHER], "alive_since": now - IDLE},
-        )
-        alive.update(by_hash[token_hash] for (token_hash,) in rows)
-    return alive
+    return {token for token, _ in _by_hash(conn, _ALIVE, tokens, {"alive_since": now - IDLE})}
 
 
 def logout(conn: sqlalchemy.Connection, token: str) -> None:

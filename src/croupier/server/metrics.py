@@ -105,7 +105,6 @@ class Metrics:
             "The tables' inputs those transactions carried.",
             registry=registry,
         )
-
         self.session_checks = Gauge(
             "croupier_session_checks",
             "Transactions that confirmed sockets' sessions since the process started: "
