@@ -8,7 +8,7 @@ hole card for anyone but the dealer, no shoe, no seed.  A table's views share on
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -17,7 +17,7 @@ from croupier.decisions import legal_actions
 from croupier.events import CardDealt, Event
 from croupier.presets import Preset
 from croupier.round import Phase, Round
-from croupier.round_state import HandView, Offer, OfferKind, PlacedBet
+from croupier.round_state import BoxView, HandView, Offer, OfferKind, PlacedBet
 from croupier.rules import Rules
 
 
@@ -144,6 +144,7 @@ def public_view(table: Table) -> dict[str, Any]:
     """
     game = table.round
     seated = _seated(table)
+    boxes = game.boxes  # built anew at each reading: read once here
     bets, behind = _bets_shown(game, seated)
     shown = set(seated.values())
     visible = list(game.dealer_cards)
@@ -176,7 +177,7 @@ def public_view(table: Table) -> dict[str, Any]:
                 "seated": box.seated,
                 "hands": [_hand_shown(hand, box.seated) for hand in box.hands],
             }
-            for box in game.boxes
+            for box in boxes
         ],
         "bets": bets,
         "behind": behind,
@@ -197,7 +198,7 @@ def public_view(table: Table) -> dict[str, Any]:
         ],
         "void_reason": game.void_reason,
     }
-    named, holding = playing(table)
+    named, holding = playing(table, seated, boxes)
     view["away"] = away_players(named, holding, table.seats.away, table.config.grace_seconds)
     view["mine"] = None  # last: a player's own view fills it in (see personal_view)
     return view
@@ -277,12 +278,15 @@ def mines(table: Table, *, only: str | None = None) -> dict[str, dict[str, Any]]
             player = bet.player
             if (only is None or player == only) and seated.get(bet.box) != player:
                 of(player)["bets"].append(_bet_shown(bet))
-    for box in game.boxes:
+    # The round's own boxes, not their views (``game.boxes`` builds every hand's view
+    # anew, where only the wagers are read here).
+    for box in game.state.boxes:
         for hand in box.hands:
-            for player, amount in hand.stakes:
+            for wager in hand.wagers:
+                player = wager.player
                 if (only is None or player == only) and player != box.seated:
                     of(player)["stakes"].append(
-                        {"box": box.number, "hand": hand.number, "amount": str(amount)}
+                        {"box": box.number, "hand": hand.number, "amount": str(wager.stake)}
                     )
     for result in game.results:
         player = result.player
@@ -322,13 +326,21 @@ def away_players(
     ]
 
 
-def playing(table: Table) -> tuple[set[str], set[str]]:
+def playing(
+    table: Table,
+    seated: Mapping[int, str] | None = None,
+    boxes: Sequence[BoxView] | None = None,
+) -> tuple[set[str], set[str]]:
     """The players a table's state names (a reserved box, a seat in the round), and
     those of them holding a reserved box: whose leaving the state shows (``away``).
-    A player behind a box is not among them: the state names him nowhere."""
+    A player behind a box is not among them: the state names him nowhere.
+
+    ``seated`` and ``boxes``: the table's seated players and its round's boxes, where
+    the caller has them already."""
     holding = {seat.user for seat in table.seats.reserved.values()}
-    named = holding | set(_seated(table).values())
-    named.update(box.seated for box in table.round.boxes if box.seated is not None)
+    named = holding | set((_seated(table) if seated is None else seated).values())
+    boxes = table.round.boxes if boxes is None else boxes
+    named.update(box.seated for box in boxes if box.seated is not None)
     return named, holding
 
 
