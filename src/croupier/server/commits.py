@@ -42,12 +42,15 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import sqlalchemy as sa
 
 from croupier.server.driver import savepoint
 from croupier.server.threads import WRITE_THREADS, WarmPool
+
+if TYPE_CHECKING:
+    from croupier.server.loop_writes import LoopWrites
 
 __all__ = ["Committer", "GroupCommit", "OneByOne", "for_engine"]
 
@@ -81,7 +84,9 @@ class OneByOne:
     2
     """
 
-    def __init__(self, engine: sa.Engine, *, threads: int = WRITE_THREADS) -> None:
+    def __init__(
+        self, engine: sa.Engine, *, threads: int = WRITE_THREADS, on_loop: bool = False
+    ) -> None:
         self.engine = engine
         self.threads = threads
         self._lock = threading.Lock()
@@ -90,6 +95,20 @@ class OneByOne:
         self.commits = 0
         self.writes = 0
         self.inputs = 0
+        #: With ``on_loop``: an input whose write is its row alone is written from the
+        #: event loop (:meth:`~croupier.server.runtime.TableRuntime.apply_on_loop`).
+        self.on_loop: LoopWrites | None = None
+        if on_loop:
+            # Only where PostgreSQL's driver is installed (the server's extra for it).
+            from croupier.server.loop_writes import LoopWrites
+
+            self.on_loop = LoopWrites(engine, self._counted)
+
+    def _counted(self) -> None:
+        with self._lock:
+            self.commits += 1
+            self.writes += 1
+            self.inputs += 1
 
     def run(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> T:
         with self.engine.begin() as conn:
@@ -128,7 +147,7 @@ def for_engine(engine: sa.Engine, *, threads: int = WRITE_THREADS) -> GroupCommi
     """
     if engine.dialect.name == "sqlite":
         return GroupCommit(engine)
-    return OneByOne(engine, threads=threads)
+    return OneByOne(engine, threads=threads, on_loop=engine.dialect.driver == "psycopg")
 
 
 class _Write:

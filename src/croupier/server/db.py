@@ -41,6 +41,7 @@ __all__ = [
     "LOCK_SECONDS",
     "MIGRATION_LOCK",
     "PING_AFTER_IDLE",
+    "SESSION_OPTIONS",
     "STATEMENT_SECONDS",
     "WriteTurns",
     "alembic_config",
@@ -115,7 +116,7 @@ def connect(url: str | None, *, read_only: bool = False) -> sqlalchemy.Engine:
     normalized = normalize_url(url)
     if make_url(normalized).get_backend_name() == "sqlite":
         return _connect_sqlite(normalized, read_only=read_only)
-    options = _SESSION_OPTIONS
+    options = SESSION_OPTIONS
     if read_only:
         options += " -c default_transaction_read_only=on"
     engine = sqlalchemy.create_engine(normalized, connect_args={"options": options})
@@ -132,7 +133,8 @@ LOCK_SECONDS = 5.0
 IDLE_IN_TRANSACTION_SECONDS = 5.0
 #: Seconds a PostgreSQL statement may run.
 STATEMENT_SECONDS = 60.0
-_SESSION_OPTIONS = " ".join(
+#: The settings of every PostgreSQL session of the server (libpq's ``options``).
+SESSION_OPTIONS = " ".join(
     f"-c {name}={int(seconds * 1000)}"
     for name, seconds in (
         ("lock_timeout", LOCK_SECONDS),

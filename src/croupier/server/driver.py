@@ -174,6 +174,21 @@ class Prepared:
             return values
         return tuple(values[name] for name in compiled.order)
 
+    def for_driver(
+        self, dialect: Dialect, values: Mapping[str, Any]
+    ) -> tuple[str, Sequence[Any] | Mapping[str, Any]]:
+        """The statement's text for ``dialect``'s driver and its parameters from
+        ``values``: what :meth:`run` hands the driver's cursor (for a connection of the
+        driver's own, such as :class:`~croupier.server.loop_writes.LoopWrites`').
+
+        >>> from sqlalchemy.dialects import sqlite
+        >>> select_two = Prepared(sqlalchemy.select(sqlalchemy.bindparam("n") * 2))
+        >>> select_two.for_driver(sqlite.dialect(), {"n": 21})
+        ('SELECT ? * ? AS anon_1', (21, 2))
+        """
+        compiled = self._compile(dialect, values)
+        return compiled.sql, self._parameters(compiled, values)
+
     def run(self, conn: sqlalchemy.Connection, values: Mapping[str, Any] | None = None) -> Ran:
         """Execute with ``values`` in ``conn``'s transaction; its rows and row count.
 

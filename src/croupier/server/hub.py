@@ -54,7 +54,7 @@ from croupier.server.operations import (
 )
 from croupier.server.ownership import Ownership
 from croupier.server.protocol import RateLimiter
-from croupier.server.runtime import Outcome, TableConfig, TableRuntime
+from croupier.server.runtime import OnLoop, Outcome, TableConfig, TableRuntime
 from croupier.server.schema import users
 from croupier.server.sessions import Sessions
 from croupier.server.settings import Settings, Share
@@ -549,6 +549,9 @@ class Hub:
             await self.claims.stop()
         await self._stop_all()
         await asyncio.to_thread(self.commits.close)
+        on_loop = getattr(self.commits, "on_loop", None)
+        if on_loop is not None:
+            await on_loop.close()
         if self.bus is not None:
             await self.bus.stop()
         if self.ownership is not None:
@@ -806,6 +809,20 @@ class Hub:
             )
             return outcome, outcome.balances
 
+        async def on_loop() -> tuple[Outcome, dict[int, Decimal]]:
+            # The same, where it runs alone: its engine's step here, its row too when
+            # that is the whole of its write (see TableRuntime.apply_on_loop).
+            outcome = await runtime.apply_on_loop(
+                operation.command,
+                now=operation.now,
+                key=operation.key,
+                given=operation.given,
+                balances={user} if asked_here else (),
+                balances_at_end=present,
+                by=operation.by,
+            )
+            return outcome, outcome.balances
+
         async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:
             outcome, balances = result
             if outcome.retried:
@@ -815,7 +832,7 @@ class Hub:
             await self.announce(table, outcome, balances)
 
         # Run with the inputs queued beside it (a crowd's bets): one commit for them all.
-        outcome, _ = await actor.call(apply, announce, together=True)
+        outcome, _ = await actor.call(OnLoop(apply, on_loop), announce, together=True)
         if outcome.retried and first is not None:
             await first({"seq": outcome.seq, "retried": True})
         return {"seq": outcome.seq, "retried": outcome.retried}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -29,6 +29,7 @@ from typing import Any
 
 import sqlalchemy
 from sqlalchemy import bindparam, select, update
+from sqlalchemy.engine import Dialect
 
 from croupier.backoffice.columns import irregular_inputs, placed_bets, shoe_columns
 from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
@@ -438,6 +439,25 @@ def send_input(
     table, epoch = lease
     values = {"table": table, "epoch": epoch, "rid": round_id, "n": seq, "text": text}
     return _APPEND_FENCED.send(conn, values)
+
+
+def input_row(
+    dialect: Dialect,
+    round_id: str,
+    seq: int,
+    entry: RecordedInput,
+    *,
+    lease: tuple[str, int] | None = None,
+) -> tuple[str, Sequence[Any] | Mapping[str, Any]]:
+    """The statement :func:`send_input` sends, as ``dialect``'s driver takes it: its
+    text and parameters (for a connection of the driver's own; it writes one row, or
+    none, which :func:`appended` then says why)."""
+    text = _encode_input(round_id, entry)
+    if lease is None:
+        return _APPEND.for_driver(dialect, {"rid": round_id, "n": seq, "text": text})
+    table, epoch = lease
+    values = {"table": table, "epoch": epoch, "rid": round_id, "n": seq, "text": text}
+    return _APPEND_FENCED.for_driver(dialect, values)
 
 
 def appended(

@@ -22,11 +22,11 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import sqlalchemy as sa
 
@@ -49,7 +49,7 @@ from croupier.round import Phase, Round
 from croupier.rules import Rules
 from croupier.server import driver, ledger, limits, rounds_store
 from croupier.server.commits import Committer, OneByOne
-from croupier.server.errors import ActionRefused
+from croupier.server.errors import ActionRefused, RoundError
 from croupier.server.ownership import fence
 from croupier.server.records import RecordedInput, RoundRecord
 from croupier.server.replay import replay
@@ -61,6 +61,7 @@ __all__ = [
     "OPS",
     "CutCard",
     "Input",
+    "OnLoop",
     "Outcome",
     "TableConfig",
     "TableRuntime",
@@ -183,6 +184,67 @@ class _Saved:
     joined: set[tuple[str, int]]
     deadline: _Deadline | None
     now: float
+
+
+class OnLoop(Generic[R]):
+    """A run of :meth:`TableRuntime.run_together` (a call of :meth:`TableRuntime.apply`)
+    that can be taken on the event loop instead, where it is alone and the committer
+    writes from the loop (``on_loop``: its call of :meth:`TableRuntime.apply_on_loop`).
+
+    >>> import asyncio
+    >>> async def on_loop() -> int:
+    ...     return 2
+    >>> run = OnLoop(lambda: 1, on_loop)
+    >>> run(), asyncio.run(run.on_loop())
+    (1, 2)
+    """
+
+    __slots__ = ("on_loop", "run")
+
+    def __init__(self, run: Callable[[], R], on_loop: Callable[[], Awaitable[R]]) -> None:
+        self.run = run
+        self.on_loop = on_loop
+
+    def __call__(self) -> R:
+        return self.run()
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """An input the engine took, to be written (:meth:`TableRuntime._begin`)."""
+
+    command: Input
+    player: str | None
+    key: str | None
+    #: The round's record with the input (closed, where it ended the round).
+    record: RoundRecord
+    events: list[Event]
+    #: The place of the first of ``events`` in the round's events.
+    first: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Changes:
+    """What an input moves (:meth:`TableRuntime._changes`)."""
+
+    over: bool
+    #: The round's status once written: ``open``, ``settled`` or ``void``.
+    status: str
+    #: Each player's money the ledger holds on the round (``None``: to be asked).
+    known: dict[str, Decimal] | None
+    #: Each player's money on the table once the input is written.
+    staked: dict[str, Decimal]
+    #: The players whose money the input moves (by name).
+    names: set[str]
+
+    @property
+    def moves_nothing(self) -> bool:
+        """Nothing but the input's row to write: no money moves, the round goes on."""
+        return self.known is not None and not self.names and not self.over
+
+
+#: The outcome of an input's row that was not written (why is then asked).
+_NOT_WRITTEN = driver.Sent(ran=driver.Ran([], 0))
 
 
 @dataclass
@@ -386,6 +448,87 @@ class TableRuntime:
             PlayRefused: the player's own limits, break or exclusion forbid the stake.
             CroupierError: the engine refused it (its typed error names why).
         """
+        step = self._begin(command, now=now, key=key, given=given, by=by)
+        if isinstance(step, Outcome):
+            return step
+        read: dict[int, Decimal] = {}
+        try:
+            staked = self._store(step.record, now, balances, balances_at_end, read, step.events)
+        except Exception:
+            self.round = self._rebuild(self.record)
+            raise
+        return self._finish(step, staked, read, now)
+
+    async def apply_on_loop(
+        self,
+        command: Input,
+        *,
+        now: float,
+        key: str | None = None,
+        given: Collection[str] | None = None,
+        balances: Collection[int] = (),
+        balances_at_end: Collection[int] = (),
+        by: str | None = None,
+    ) -> Outcome:
+        """:meth:`apply`, called on the event loop: the engine's step is taken here, and
+        an input whose write is its row alone (a decision that moves no money and does
+        not end the round) is written from here too, by the committer's
+        :class:`~croupier.server.loop_writes.LoopWrites`, with no worker thread woken
+        for it; any other input's write goes to the committer's threads, as
+        :meth:`run_together` sends it.  Same answers, same errors, same record.
+        """
+        step = self._begin(command, now=now, key=key, given=given, by=by)
+        if isinstance(step, Outcome):
+            return step
+        read: dict[int, Decimal] = {}
+        on_loop = getattr(self.commits, "on_loop", None)
+        try:
+            changes = self._changes(step.events)
+            if on_loop is not None and self.stored and changes.moves_nothing:
+                started = time.perf_counter()
+                lease = None if self.epoch is None else (self.config.id, self.epoch)
+                seq = len(step.record.inputs) - 1
+                round_id = step.record.round_id
+                entry = step.record.inputs[-1]
+                if not await on_loop.append(round_id, seq, entry, lease=lease):
+                    await asyncio.wrap_future(
+                        self.commits.submit(
+                            lambda conn: rounds_store.appended(
+                                conn, _NOT_WRITTEN, round_id, seq, fence=self._fence
+                            )
+                        )
+                    )
+                    raise RoundError(f"input {seq} of round {round_id!r} was not written")
+                self._close_seconds = time.perf_counter() - started
+                staked = changes.staked
+            else:
+
+                def write(conn: sa.Connection) -> dict[str, Decimal]:
+                    self._in, self._alone = conn, True
+                    try:
+                        return self._store(
+                            step.record, now, balances, balances_at_end, read, step.events
+                        )
+                    finally:
+                        self._in, self._alone = None, False
+
+                staked = await asyncio.wrap_future(self.commits.submit(write))
+        except Exception:
+            self.round = self._rebuild(self.record)
+            raise
+        return self._finish(step, staked, read, now)
+
+    def _begin(
+        self,
+        command: Input,
+        *,
+        now: float,
+        key: str | None,
+        given: Collection[str] | None,
+        by: str | None,
+    ) -> _Step | Outcome:
+        """The engine's step of :meth:`apply`, and the record with the input: what is to
+        be written (or the outcome already known: a retry, a cut card)."""
         inputs = self.record.inputs
         player = player_of(command)
         entry = RecordedInput(
@@ -426,27 +569,30 @@ class TableRuntime:
             # The shoe as the round left it: where the table's next round starts.
             after = self.shoe.snapshot() if self.shoe is not None else None
             record = record.closed(_iso(now), after)
-        read: dict[int, Decimal] = {}
-        try:
-            staked = self._store(record, now, balances, balances_at_end, read, events)
-        except Exception:
-            self.round = self._rebuild(self.record)
-            raise
-        self.record = record
+        return _Step(command, player, key, record, events, start)
+
+    def _finish(
+        self, step: _Step, staked: dict[str, Decimal], read: dict[int, Decimal], now: float
+    ) -> Outcome:
+        """The table once its input is written (:meth:`apply`): its record, keys, stakes
+        and clocks; the input's outcome."""
+        command = step.command
+        seq = len(self.record.inputs)
+        self.record = step.record
         self.stored = True
-        if key is not None:
-            self._keys()[player, key] = len(inputs)
+        if step.key is not None:
+            self._keys()[step.player, step.key] = seq
         if isinstance(command, PlaceBet | Withdraw):
             self.confirmed.discard(command.player)  # a changed bet is confirmed again
         over = self.round.phase in _OVER
         self._on_table = None if over else staked
         self._set_deadline(now)
         return Outcome(
-            events,
+            step.events,
             over,
-            len(inputs),
+            seq,
             balances=read,
-            first=start,
+            first=step.first,
             close_seconds=self._close_seconds if over else None,
         )
 
@@ -464,6 +610,15 @@ class TableRuntime:
         and the next sees the table without it.  If the commit fails, none of them
         happened: the table is as it was before the first, and each is given the error.
         """
+        if (
+            len(runs) == 1
+            and isinstance(runs[0], OnLoop)
+            and getattr(self.commits, "on_loop", None) is not None
+        ):
+            try:
+                return [(await runs[0].on_loop(), None)]
+            except Exception as error:
+                return [(None, error)]
         saved = self._saved()
         try:
             future = self.commits.submit(self._together(runs), inputs=len(runs))
@@ -554,6 +709,39 @@ class TableRuntime:
             then = f"; bet behind once {holder} has bet" if self.rules.bets_behind else ""
             raise ActionRefused(f"box {box} is taken by {holder}{then}", code="box_taken")
 
+    def _changes(self, events: Sequence[Event] | None) -> _Changes:
+        """What the input just taken moves (see :class:`_Changes`): worked out from the
+        round and what the ledger holds on it, before anything is written."""
+        game = self.round
+        over = game.phase in _OVER
+        status = "open" if not over else ("void" if game.phase is Phase.VOID else "settled")
+        # What the ledger holds on the round: known after the last write, else asked.
+        known = self._on_table if not over else None
+        # Before the deal, a bet or a withdrawal moves its own player's money alone:
+        # only his stake is summed again, so that a bet costs the same with a thousand
+        # players betting behind as with one.
+        named = _bettors(events) if known is not None and game.phase is Phase.BETTING else None
+        if named is not None and known is not None:
+            now_staked = game.staked_by_player(of=named)
+            staked = {**known, **now_staked}
+            for gone in named - now_staked.keys():
+                staked.pop(gone, None)
+        else:
+            staked = game.staked_by_player()
+        if named is not None and known is not None:
+            names = {
+                name for name in named if staked.get(name, _NOTHING) != known.get(name, _NOTHING)
+            }
+        elif known is not None:
+            names = {
+                name
+                for name in staked.keys() | known.keys()
+                if staked.get(name, _NOTHING) != known.get(name, _NOTHING)
+            }
+        else:
+            names = {*staked, *(result.player for result in game.results), *(self._on_table or {})}
+        return _Changes(over, status, known, staked, names)
+
     def _store(
         self,
         record: RoundRecord,
@@ -577,40 +765,15 @@ class TableRuntime:
         seq = len(record.inputs) - 1
         entry = record.inputs[-1]
         stored = self.stored
-        over = game.phase in _OVER
-        status = "open" if not over else ("void" if game.phase is Phase.VOID else "settled")
-        # What the ledger holds on the round: known after the last write, else asked.
-        known = self._on_table if not over else None
-        # Before the deal, a bet or a withdrawal moves its own player's money alone:
-        # only his stake is summed again, so that a bet costs the same with a thousand
-        # players betting behind as with one.
-        named = _bettors(events) if known is not None and game.phase is Phase.BETTING else None
-        if named is not None and known is not None:
-            now_staked = game.staked_by_player(of=named)
-            staked = {**known, **now_staked}
-            for gone in named - now_staked.keys():
-                staked.pop(gone, None)
-        else:
-            staked = game.staked_by_player()
+        changes = self._changes(events)
+        over, status, known = changes.over, changes.status, changes.known
+        staked, names = changes.staked, changes.names
         # Names to ids first (a lookup inside the write transaction would wait on
         # itself): only those whose money moves, when the ledger's stakes are known.
-        if named is not None and known is not None:
-            names = {
-                name for name in named if staked.get(name, _NOTHING) != known.get(name, _NOTHING)
-            }
-        elif known is not None:
-            names = {
-                name
-                for name in staked.keys() | known.keys()
-                if staked.get(name, _NOTHING) != known.get(name, _NOTHING)
-            }
-        else:
-            names = {*staked, *(result.player for result in game.results), *(self._on_table or {})}
         ids = {name: self.users(name) for name in names}
         # The players this input joins to the round (known once it is written).
         joined: set[tuple[str, int]] = set()
-        # Nothing but the input's row to write: no money moves, the round goes on.
-        moves_nothing = known is not None and not names and not over
+        moves_nothing = changes.moves_nothing
         # Where one player's money moves before the round is over (a bet, a double, a
         # withdrawal), what it moves is known before the write: its reads are sent with
         # the input's row, in one round trip (see _send_ahead).
