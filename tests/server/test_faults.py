@@ -69,24 +69,44 @@ def spread_out(processes: list[subprocess.Popen[bytes]], ports: list[int]) -> No
         time.sleep(0.2)
 
 
+#: Seconds a health answer may take and still say what its process ran at one moment
+#: of the sample: one held up longer may have been worked out before its process was
+#: stopped (SIGSTOP) and only written once it was woken.
+FRESH_SECONDS = 1.0
+
+
 class Watch:
-    """Samples which tables each process runs, every 50 ms, in a thread of its own."""
+    """Samples which tables each process runs, every 50 ms, in a thread of its own.
+
+    A sample asks each process in turn; it shows two processes running one table at
+    one moment only where every answer came within :data:`FRESH_SECONDS`.  An answer
+    that took longer (its process was stopped while answering) says what the process
+    ran before the stop, not when it arrived: such samples are counted apart
+    (``stale``), and the samples after them, every 50 ms, are what would show an owner
+    woken into a table another took meanwhile."""
 
     def __init__(self, ports: list[int]) -> None:
         self.ports = ports
         self.overlaps: list[tuple[float, list[set[str]]]] = []
         self.samples = 0
+        self.stale = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            seen = [runs(port) for port in self.ports]
+            seen: list[set[str]] = []
+            fresh = True
+            for port in self.ports:
+                asked = time.monotonic()
+                seen.append(runs(port))
+                fresh = fresh and time.monotonic() - asked < FRESH_SECONDS
             self.samples += 1
-            for i, tables in enumerate(seen):
-                if any(tables & other for other in seen[i + 1 :]):
-                    self.overlaps.append((time.monotonic(), seen))
+            if not fresh:
+                self.stale += 1
+            elif any(tables & other for i, tables in enumerate(seen) for other in seen[i + 1 :]):
+                self.overlaps.append((time.monotonic(), seen))
             time.sleep(0.05)
 
     def close(self) -> None:
