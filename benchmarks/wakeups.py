@@ -18,7 +18,10 @@ long sleep pays for the caches it finds cold, so a server's threads that wake se
 (its timers) pay more each time than one kept busy.  Then paced work handed to a pool
 of worker threads, as the server hands its writes: the standard library's
 ``ThreadPoolExecutor`` beside the server's ``WarmPool`` (the thread idle the shortest
-time works next), alternated in the same run.  Last, a server with nothing to do:
+time works next), alternated in the same run.  With ``--db postgresql://...``, a one-row
+statement every 4 ms, as a paced table's decisions are written: sent by a worker thread,
+and from the event loop itself (psycopg's asynchronous connection), in turn.  Last, a
+server with nothing to do:
 ``croupier serve`` with 72 tables and no player, its CPU over ``--idle-seconds``
 (Linux's ``/proc``: its event loop's thread, and the others), what every action of a
 paced load shares; on a new SQLite file, or with ``--db`` on that database.
@@ -44,6 +47,7 @@ import urllib.request
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import uvloop
 
@@ -170,6 +174,52 @@ async def pools(seconds: float, rounds: int = 3) -> dict[str, list[tuple[float, 
     return figures
 
 
+async def paced_statements(url: str, seconds: float, rounds: int = 3) -> dict[str, list[float]]:
+    """A one-row statement to PostgreSQL at ``url`` every 4 ms, as a paced table's
+    decisions are written, waited for on uvloop: sent by a worker thread (psycopg, as
+    the writes' pool sends it) and from the event loop itself (psycopg's asynchronous
+    connection, as :class:`~croupier.server.loop_writes.LoopWrites` sends it), in turn;
+    the process's CPU (µs) a statement, less that of the loop's 4 ms sleep alone."""
+    import psycopg
+
+    conninfo = url.replace("postgresql+psycopg://", "postgresql://")
+    blocking = psycopg.connect(conninfo, autocommit=True)
+    looped = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+    pool = WarmPool(most=1, name="writes")
+    sql = "SELECT %s::int"
+
+    def written(value: int) -> object:
+        return blocking.execute(sql, (value,)).fetchall()
+
+    async def by_thread(value: int) -> object:
+        return await asyncio.wrap_future(pool.submit(written, value))
+
+    async def from_loop(value: int) -> object:
+        return await (await looped.execute(sql, (value,))).fetchall()
+
+    async def asleep(_value: int) -> object:
+        return None
+
+    async def paced(send: Callable[[int], Any]) -> float:
+        began, end, count = time.process_time(), time.perf_counter() + seconds, 0
+        while time.perf_counter() < end:
+            await send(count)
+            count += 1
+            await asyncio.sleep(0.004)
+        return (time.process_time() - began) / count * 1e6
+
+    each = {"by a worker thread": by_thread, "from the event loop": from_loop}
+    figures: dict[str, list[float]] = {name: [] for name in each}
+    for _ in range(rounds):
+        alone = await paced(asleep)
+        for name, send in each.items():
+            figures[name].append(await paced(send) - alone)
+    pool.shutdown()
+    blocking.close()
+    await looped.close()
+    return figures
+
+
 #: Tables of the idle server: as many as ``benchmarks/load.py`` runs for 500 bots.
 IDLE_TABLES = 72
 
@@ -265,6 +315,13 @@ def main() -> None:
         cpu = " ".join(f"{micros:6.1f}" for micros, _ in figures)
         counts = " ".join(f"{count:4.1f}" for _, count in figures)
         print(f"  {name:22s} µs CPU a piece {cpu}   context switches a piece {counts}")
+    if arguments.db is not None and arguments.db.startswith("postgresql"):
+        print(
+            "a one-row statement to PostgreSQL every 4 ms (about 3 s of each, three times, in"
+            " turn; the loop's sleep alone taken off):"
+        )
+        for name, spent in uvloop.run(paced_statements(arguments.db, 3.0)).items():
+            print(f"  sent {name:22s} µs CPU a statement {' '.join(f'{m:6.1f}' for m in spent)}")
     if not os.path.isdir("/proc/self/task"):
         print("an idle server: not measured (no /proc here)")
         return

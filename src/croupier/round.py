@@ -273,6 +273,25 @@ class Round:
         return tuple(self._state.events)
 
     @property
+    def event_count(self) -> int:
+        """How many events the round has had: the place of its next one in :attr:`events`.
+
+        >>> from croupier.presets import find_rules
+        >>> from croupier.shoe import FixedOrder
+        >>> game = Round(find_rules("rws-v5"), FixedOrder([]))
+        >>> first = game.event_count
+        >>> _ = game.place_bet("ann", 1, Decimal("25"))
+        >>> [type(event).__name__ for event in game.events_since(first)]
+        ['BetPlaced']
+        """
+        return len(self._state.events)
+
+    def events_since(self, first: int) -> tuple[Event, ...]:
+        """The events from place ``first`` on (the tail of :attr:`events`, the rest
+        not copied: a server asks after every input)."""
+        return tuple(self._state.events[first:])
+
+    @property
     def results(self) -> tuple[BetResult, ...]:
         """Every settled or returned bet; after a void, every bet of the round with net zero."""
         return tuple(self._state.results)

@@ -482,6 +482,8 @@ class TableRuntime:
             return step
         read: dict[int, Decimal] = {}
         on_loop = getattr(self.commits, "on_loop", None)
+        # What a write that fails (its commit too) must leave as it was (see _store).
+        saved = self._saved()
         try:
             changes = self._changes(step.events)
             if on_loop is not None and self.stored and changes.moves_nothing:
@@ -507,14 +509,20 @@ class TableRuntime:
                     self._in, self._alone = conn, True
                     try:
                         return self._store(
-                            step.record, now, balances, balances_at_end, read, step.events
+                            step.record,
+                            now,
+                            balances,
+                            balances_at_end,
+                            read,
+                            step.events,
+                            changes,
                         )
                     finally:
                         self._in, self._alone = None, False
 
                 staked = await asyncio.wrap_future(self.commits.submit(write))
         except Exception:
-            self.round = self._rebuild(self.record)
+            self._restore(saved)
             raise
         return self._finish(step, staked, read, now)
 
@@ -560,10 +568,10 @@ class TableRuntime:
                 raise ActionRefused("this table deals from the server's shoe", code="not_dealer")
             self.entry.mark_cut_card()
             return Outcome([], False, len(inputs))
-        start = len(self.round.events)
+        start = self.round.event_count
         # A refused input changes nothing in the round: its typed error goes back as it is.
         self.round.apply(command)
-        events = list(self.round.events[start:])
+        events = list(self.round.events_since(start))
         record = self.record.with_input(entry)
         if self.round.phase in _OVER:
             # The shoe as the round left it: where the table's next round starts.
@@ -750,13 +758,15 @@ class TableRuntime:
         balances_at_end: Collection[int] = (),
         read: dict[int, Decimal] | None = None,
         events: Sequence[Event] | None = None,
+        changes: _Changes | None = None,
     ) -> dict[str, Decimal]:
         """Write the record, move the money it moved, close the round when it is over;
         the ``balances`` of these users whose money it moved (and of ``balances_at_end``
         too when the round is over) then go into ``read``.
 
         ``events``: what the input did, when it was an input (a bet's own players are
-        then all whose money it can have moved, before the deal).
+        then all whose money it can have moved, before the deal); ``changes``: what it
+        moves, where the caller worked it out already (:meth:`_changes`).
 
         Returns each player's money on the table, as the ledger now holds it.
         """
@@ -765,7 +775,8 @@ class TableRuntime:
         seq = len(record.inputs) - 1
         entry = record.inputs[-1]
         stored = self.stored
-        changes = self._changes(events)
+        if changes is None:
+            changes = self._changes(events)
         over, status, known = changes.over, changes.status, changes.known
         staked, names = changes.staked, changes.names
         # Names to ids first (a lookup inside the write transaction would wait on
@@ -1044,7 +1055,7 @@ class TableRuntime:
         see them; ``None`` when ``round_id`` is not the round at the table."""
         if round_id != self.round_id:
             return None
-        return public_events(list(self.round.events[first:]), dealer=dealer)
+        return public_events(list(self.round.events_since(first)), dealer=dealer)
 
     def drain(self) -> bool:
         """Stop dealing new rounds (the process is stopping); whether the table can be
