@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from decimal import Decimal
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple, assert_never
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, assert_never
 
 import sqlalchemy as sa
 
@@ -77,6 +77,7 @@ __all__ = [
 ]
 
 _log = logging.getLogger("croupier.server")
+T = TypeVar("T")
 
 
 #: Seconds a stopping process waits for its rounds in play to end (:meth:`Hub.drain`).
@@ -795,10 +796,10 @@ class Hub:
         # connections; the worker thread only reads the ledger.
         present = self.connections[table].present()
 
-        def apply() -> tuple[Outcome, dict[int, Decimal]]:
+        def applied(how: Callable[..., T]) -> T:
             # The balances to send, read in the input's own transaction: everyone's here
             # when the round is over, the acting player's otherwise (when he is here).
-            outcome = runtime.apply(
+            return how(
                 operation.command,
                 now=operation.now,
                 key=operation.key,
@@ -807,20 +808,15 @@ class Hub:
                 balances_at_end=present,
                 by=operation.by,
             )
+
+        def apply() -> tuple[Outcome, dict[int, Decimal]]:
+            outcome: Outcome = applied(runtime.apply)
             return outcome, outcome.balances
 
         async def on_loop() -> tuple[Outcome, dict[int, Decimal]]:
             # The same, where it runs alone: its engine's step here, its row too when
             # that is the whole of its write (see TableRuntime.apply_on_loop).
-            outcome = await runtime.apply_on_loop(
-                operation.command,
-                now=operation.now,
-                key=operation.key,
-                given=operation.given,
-                balances={user} if asked_here else (),
-                balances_at_end=present,
-                by=operation.by,
-            )
+            outcome: Outcome = await applied(runtime.apply_on_loop)
             return outcome, outcome.balances
 
         async def announce(result: tuple[Outcome, dict[int, Decimal]]) -> None:

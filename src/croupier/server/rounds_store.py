@@ -421,6 +421,20 @@ def append_input(
     appended(conn, sent, round_id, seq, fence=fence)
 
 
+def _input_statement(
+    round_id: str, seq: int, entry: RecordedInput, lease: tuple[str, int] | None
+) -> tuple[Prepared, dict[str, Any]]:
+    """The statement that writes the round's input ``seq``, and its values.  Written
+    only if the round is open and ``seq`` is next (and, with ``lease``, the table's
+    lease still held), in one statement: this runs at every input.  When nothing was
+    written, :func:`appended` says why."""
+    values: dict[str, Any] = {"rid": round_id, "n": seq, "text": _encode_input(round_id, entry)}
+    if lease is None:
+        return _APPEND, values
+    values["table"], values["epoch"] = lease
+    return _APPEND_FENCED, values
+
+
 def send_input(
     conn: sqlalchemy.Connection,
     round_id: str,
@@ -431,14 +445,8 @@ def send_input(
 ) -> Sent:
     """The statement of :func:`append_input`, sent (in a :func:`~croupier.server.driver.
     pipeline`, with others); :func:`appended` checks what it did."""
-    text = _encode_input(round_id, entry)
-    # Written only if the round is open and ``seq`` is next, in one statement: this runs
-    # at every input.  When nothing was written, :func:`appended` says why.
-    if lease is None:
-        return _APPEND.send(conn, {"rid": round_id, "n": seq, "text": text})
-    table, epoch = lease
-    values = {"table": table, "epoch": epoch, "rid": round_id, "n": seq, "text": text}
-    return _APPEND_FENCED.send(conn, values)
+    statement, values = _input_statement(round_id, seq, entry, lease)
+    return statement.send(conn, values)
 
 
 def input_row(
@@ -452,12 +460,8 @@ def input_row(
     """The statement :func:`send_input` sends, as ``dialect``'s driver takes it: its
     text and parameters (for a connection of the driver's own; it writes one row, or
     none, which :func:`appended` then says why)."""
-    text = _encode_input(round_id, entry)
-    if lease is None:
-        return _APPEND.for_driver(dialect, {"rid": round_id, "n": seq, "text": text})
-    table, epoch = lease
-    values = {"table": table, "epoch": epoch, "rid": round_id, "n": seq, "text": text}
-    return _APPEND_FENCED.for_driver(dialect, values)
+    statement, values = _input_statement(round_id, seq, entry, lease)
+    return statement.for_driver(dialect, values)
 
 
 def appended(
