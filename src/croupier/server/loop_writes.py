@@ -6,8 +6,8 @@ their whole write is the input's row, one statement that is its own transaction
 costs more in the hand-over than in the statement: the thread is woken, takes the
 interpreter's lock from the loop, waits for the database, and wakes the loop again
 with its answer; measured beside the same statement sent from the loop by psycopg's
-asynchronous connection (``python benchmarks/wakeups.py``, a statement every 4 ms),
-the thread costs about twice the CPU.  :class:`LoopWrites` keeps one connection of
+asynchronous connection (``python benchmarks/wakeups.py --db postgresql://...``, a
+statement every 4 ms), the thread cost half as much again to twice the CPU.  :class:`LoopWrites` keeps one connection of
 the loop's own for these rows; every other write still goes to the committer's
 threads (:class:`~croupier.server.commits.OneByOne`).
 
