@@ -7,9 +7,9 @@ costs more in the hand-over than in the statement: the thread is woken, takes th
 interpreter's lock from the loop, waits for the database, and wakes the loop again
 with its answer; measured beside the same statement sent from the loop by psycopg's
 asynchronous connection (``python benchmarks/wakeups.py --db postgresql://...``, a
-statement every 4 ms), the thread cost half as much again to twice the CPU.  :class:`LoopWrites` keeps one connection of
-the loop's own for these rows; every other write still goes to the committer's
-threads (:class:`~croupier.server.commits.OneByOne`).
+statement every 4 ms), the thread cost half as much again to twice the CPU.
+:class:`LoopWrites` keeps one connection of the loop's own for these rows; every other
+write still goes to the committer's threads (:class:`~croupier.server.commits.OneByOne`).
 
 What a row's writer is promised is what the thread gave it: the row is written and
 committed when :meth:`LoopWrites.append` returns ``True`` (an acknowledged input
