@@ -179,7 +179,7 @@ class Prepared:
     ) -> tuple[str, Sequence[Any] | Mapping[str, Any]]:
         """The statement's text for ``dialect``'s driver and its parameters from
         ``values``: what :meth:`run` hands the driver's cursor (for a connection of the
-        driver's own, such as :class:`~croupier.server.loop_writes.LoopWrites`').
+        driver's own, as :class:`~croupier.server.loop_writes.LoopWrites` keeps).
 
         >>> from sqlalchemy.dialects import sqlite
         >>> select_two = Prepared(sqlalchemy.select(sqlalchemy.bindparam("n") * 2))
