@@ -482,8 +482,9 @@ class TableRuntime:
             return step
         read: dict[int, Decimal] = {}
         on_loop = getattr(self.commits, "on_loop", None)
-        # What a write that fails (its commit too) must leave as it was (see _store).
-        saved = self._saved()
+        # The one thing a write changes before its commit (_store's players joined to
+        # the round, a new set each time): put back with the round if the commit fails.
+        joined = self._joined
         try:
             changes = self._changes(step.events)
             if on_loop is not None and self.stored and changes.moves_nothing:
@@ -522,7 +523,8 @@ class TableRuntime:
 
                 staked = await asyncio.wrap_future(self.commits.submit(write))
         except Exception:
-            self._restore(saved)
+            self._joined = joined
+            self.round = self._rebuild(self.record)
             raise
         return self._finish(step, staked, read, now)
 
