@@ -346,6 +346,32 @@ def test_a_stake_asks_whether_its_round_closed_without_reading_the_rounds_stakes
         stake(engine, 1, "r1", "5", "s41")
 
 
+def test_a_stake_and_a_refund_give_the_balance_after_them_without_reading_it(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A stake's or a refund's ``after`` is the player's balance once it moved, as the
+    lock of his account read it: the ledger's own figure, with no query of its own; a
+    retry of the same key moves nothing and gives the balance as it stands; a refused
+    stake gives none."""
+    new_round(engine, "r1")
+    grant(engine, 1, "100", "g1")
+    after: dict[int, Decimal] = {}
+    with engine.begin() as conn:
+        ledger.stake(conn, 1, "r1", D("25.50"), idempotency_key="s1", memo="", after=after)
+        assert after == {1: D("74.50")} == ledger.balances(conn, [1])
+    after.clear()
+    with engine.begin() as conn:
+        ledger.stake(conn, 1, "r1", D("25.50"), idempotency_key="s1", memo="", after=after)
+    assert after == {1: D("74.50")} and balance(engine, 1) == D("74.50")
+    with engine.begin() as conn:
+        ledger.refund(conn, 1, "r1", D("10"), idempotency_key="f1", memo="", after=after)
+    assert after == {1: D("84.50")} and balance(engine, 1) == D("84.50")
+    after.clear()
+    with pytest.raises(InsufficientFunds), engine.begin() as conn:
+        ledger.stake(conn, 1, "r1", D("500"), idempotency_key="s2", memo="", after=after)
+    assert after == {}
+
+
 def test_a_movement_is_one_statement_on_postgresql_and_a_taken_key_moves_nothing(
     engine: sqlalchemy.Engine,
 ) -> None:

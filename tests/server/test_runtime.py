@@ -82,8 +82,9 @@ def test_a_stakes_reads_go_with_its_input_in_one_round_trip_on_postgresql(
     join to the round (his first bet in it) and the ledger's reads of the movement
     (both accounts locked, the key and the round's close looked up) together: on
     PostgreSQL in psycopg's pipeline mode, one round trip, where each was one; then
-    its movement (one statement on PostgreSQL).  A withdrawal sends its row and the
-    ledger's reads the same way.  The money is what it was one statement at a time."""
+    its movement (one statement on PostgreSQL), and no read of the balance the player
+    is sent (his account's lock read it).  A withdrawal sends its row and the ledger's
+    reads the same way.  The money is what it was one statement at a time."""
     ids = make_users(engine, "ann", "bob")
     runtime = table(engine, ids, "rws-v5", RWS_CARDS)
     postgres = engine.dialect.name == "postgresql"
@@ -109,11 +110,12 @@ def test_a_stakes_reads_go_with_its_input_in_one_round_trip_on_postgresql(
     monkeypatch.setattr(driver, "pipeline", watched)
     act(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)  # opens the round
     assert piped == []
-    act(runtime, "bet", "bob", {"box": 2, "amount": "50"}, now=1, balances={ids["bob"]})
+    placed = act(runtime, "bet", "bob", {"box": 2, "amount": "50"}, now=1, balances={ids["bob"]})
     # The row, the limits, the join, the accounts locked, the key: one pipeline.
     assert piped == [(postgres, 5)]
-    # The movement, then the balance the player is sent.
-    assert after() == (1 if postgres else 3) + 1
+    # The movement; the balance the player is sent is the lock's less the stake (no read).
+    assert after() == (1 if postgres else 3)
+    assert placed.balances == {ids["bob"]: Decimal("950.00")}
     act(runtime, "bet", "bob", {"box": 2, "amount": "25"}, now=2)  # joined already
     assert piped[-1] == (postgres, 4)
     assert after() == (1 if postgres else 3)

@@ -665,12 +665,15 @@ def _move_on_round(
     refuse: Callable[[dict[int, int], int, int, int], None],
     onto_table: bool,
     reads: MoveReads | None = None,
+    after: dict[int, Decimal] | None = None,
 ) -> int:
     """Move ``amount`` between a user's account and a round's, once per key.
 
     ``refuse(balances, player, table, units)`` raises when the movement may not
     happen; it runs with both accounts locked and the round known to be open.
-    ``reads``: the movement's reads, sent ahead (:func:`send_move_reads`).
+    ``reads``: the movement's reads, sent ahead (:func:`send_move_reads`); ``after``:
+    where the user's balance after the movement goes (by his id), as the lock read it
+    and the movement changed it: no read of its own.
     """
     units = _positive_units(amount, kind)
     _check_key(idempotency_key, memo)
@@ -693,6 +696,8 @@ def _move_on_round(
         memo=memo,
         refuse=refuse,
         onto_table=onto_table,
+        user_id=user_id,
+        after=after,
     )
     locked = _lock_owned(conn, owners) if reads is None else _locked(reads.locked)
     if len(locked) < len(owners):
@@ -750,16 +755,21 @@ def _move_locked(
     memo: str,
     refuse: Callable[[dict[int, int], int, int, int], None],
     onto_table: bool,
+    user_id: int,
+    after: dict[int, Decimal] | None,
     keys: Sent | None = None,
 ) -> int:
     """The movement of :func:`_move_on_round` once both accounts are locked."""
     (player, player_units), (table, table_units) = (locked[owner] for owner in owners)
     found = _open_round_or_found(conn, key, request_hash, round_id, keys)
     if found is not None:
+        # Done before (a retry): the balance is as the lock read it.
+        if after is not None:
+            after[user_id] = from_units(player_units)
         return found
     refuse({player: player_units, table: table_units}, player, table, units)
     sign = 1 if onto_table else -1
-    return _record(
+    made = _record(
         conn,
         key=key,
         kind=kind,
@@ -768,6 +778,10 @@ def _move_locked(
         memo=memo,
         deltas={player: -sign * units, table: sign * units},
     )
+    if after is not None:
+        # The account was locked before the read of its balance: only this changed it.
+        after[user_id] = from_units(player_units - sign * units)
+    return made
 
 
 def stake(
@@ -779,12 +793,15 @@ def stake(
     idempotency_key: str,
     memo: str,
     reads: MoveReads | None = None,
+    after: dict[int, Decimal] | None = None,
 ) -> int:
     """Move a bet from a user's account onto a round's table; the transaction id.
 
     Raises :class:`~croupier.server.errors.InsufficientFunds` if the user's balance
     is short, and :class:`~croupier.server.errors.LedgerError` if the round is closed.
-    ``reads``: its reads, sent ahead by :func:`send_move_reads`.
+    ``reads``: its reads, sent ahead by :func:`send_move_reads`; ``after``: where the
+    user's balance after it goes, by his id (read with the accounts' lock: no query of
+    its own).
     """
 
     def refuse(balances: dict[int, int], player: int, table: int, units: int) -> None:
@@ -805,6 +822,7 @@ def stake(
         refuse=refuse,
         onto_table=True,
         reads=reads,
+        after=after,
     )
 
 
@@ -817,11 +835,13 @@ def refund(
     idempotency_key: str,
     memo: str,
     reads: MoveReads | None = None,
+    after: dict[int, Decimal] | None = None,
 ) -> int:
     """Give back (part of) a user's bet on a round before the deal; the transaction id.
 
     Never more than the user has on that round, nor than the round account holds
-    (:class:`~croupier.server.errors.InsufficientFunds`).  ``reads``: as :func:`stake`.
+    (:class:`~croupier.server.errors.InsufficientFunds`).  ``reads``, ``after``: as
+    :func:`stake`.
     """
 
     def refuse(balances: dict[int, int], player: int, table: int, units: int) -> None:
@@ -848,6 +868,7 @@ def refund(
         refuse=refuse,
         onto_table=False,
         reads=reads,
+        after=after,
     )
 
 

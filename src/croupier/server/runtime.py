@@ -842,6 +842,8 @@ class TableRuntime:
             moment = datetime.fromtimestamp(now, UTC)
             # Every player with money on the table, or who had some (a withdrawn bet).
             moved: set[int] = set()
+            # Their balances after, as their stakes' and refunds' locks read them.
+            after: dict[int, Decimal] = {}
             for user in sorted(set(wanted) | set(on_table)):
                 delta = wanted.get(user, Decimal(0)) - on_table.get(user, Decimal(0))
                 if delta:
@@ -867,6 +869,7 @@ class TableRuntime:
                         idempotency_key=f"{round_id}:{seq}:{user}",
                         memo=f"round {record.number} at {self.config.id}: {op}",
                         reads=first.move,
+                        after=after,
                     )
                 elif delta < 0:
                     ledger.refund(
@@ -877,6 +880,7 @@ class TableRuntime:
                         idempotency_key=f"{round_id}:{seq}:{user}",
                         memo=f"round {record.number}: bet withdrawn",
                         reads=first.move,
+                        after=after,
                     )
             if over:
                 returns: dict[int, Decimal] = {}
@@ -891,12 +895,22 @@ class TableRuntime:
                     void=game.phase is Phase.VOID,
                     table=self.config.id,
                 )
-                rounds_store.finish_round_players(conn, round_id, ledger.balances(conn, returns))
+                # The balances the players are sent and those the round paid, in one read.
+                told = {*balances, *balances_at_end} if read is not None else set()
+                held = ledger.balances(conn, returns.keys() | told)
+                rounds_store.finish_round_players(
+                    conn, round_id, {user: held[user] for user in returns}
+                )
                 rounds_store.save_round(conn, round_id, record=record, status=status)
-            if read is not None:
-                # A balance is sent when it changed: money moved, or the round paid.
-                users = {*balances, *balances_at_end} if over else set(balances) & moved
-                read.update(ledger.balances(conn, users))
+                if read is not None:
+                    read.update((user, held[user]) for user in told)
+            elif read is not None:
+                # A balance is sent when money moved: a stake's or a refund's is known from
+                # its lock (no read).
+                users = set(balances) & moved
+                read.update((user, after[user]) for user in users & after.keys())
+                if users - after.keys():
+                    read.update(ledger.balances(conn, users - after.keys()))
 
         if self._in is not None and self._alone:
             # Run alone in the write of :meth:`run_together`: its transaction is this one's.
