@@ -32,7 +32,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Dialect
 
 from croupier.backoffice.columns import irregular_inputs, placed_bets, shoe_columns
-from croupier.server.db import any_of, in_chunks, insert_ignoring_for, utcnow
+from croupier.server.db import any_of, insert_ignoring_for, utcnow
 from croupier.server.driver import Prepared, Sent
 from croupier.server.errors import InvalidAmount, NotFound, RoundError
 from croupier.server.ledger import balance, from_units, to_units
@@ -230,6 +230,13 @@ _PLAYER_MONEY = Prepared(
         round_players.c.round_id == bindparam("rid"), round_players.c.user_id == bindparam("uid")
     )
     .values(net=bindparam("net_units"), staked=bindparam("staked_units"))
+)
+_FINISH_PLAYER = Prepared(
+    update(round_players)
+    .where(
+        round_players.c.round_id == bindparam("rid"), round_players.c.user_id == bindparam("uid")
+    )
+    .values(balance_after=bindparam("after"))
 )
 _NEW_ROUND = Prepared(rounds.insert())
 _INPUTS = Prepared(round_inputs.insert())
@@ -714,28 +721,22 @@ def finish_round_player(
 def finish_round_players(
     conn: sqlalchemy.Connection, round_id: str, balances_after: dict[int, Decimal]
 ) -> None:
-    """Record several players' balances after a round in one statement, as
-    :func:`finish_round_player` does for one."""
+    """Record several players' balances after a round (one statement, run for each:
+    a round trip in all on PostgreSQL), as :func:`finish_round_player` does for one."""
     if not balances_after:
         return
-    units = {user: _balance_units(after, "balance after") for user, after in balances_after.items()}
-    written = 0
-    for chunk in in_chunks(sorted(units)):
-        these = {user: units[user] for user in chunk}
-        written += conn.execute(
-            update(round_players)
-            .where(round_players.c.round_id == round_id, any_of(round_players.c.user_id, these))
-            .values(balance_after=sqlalchemy.case(these, value=round_players.c.user_id)),
-            execution_options=_ROWCOUNT,
-        ).rowcount
-    if written != len(units):
+    rows = [
+        {"rid": round_id, "uid": user, "after": _balance_units(after, "balance after")}
+        for user, after in sorted(balances_after.items())
+    ]
+    if _FINISH_PLAYER.run_many(conn, rows) != len(rows):
         joined = {
             user
             for (user,) in conn.execute(
                 select(round_players.c.user_id).where(round_players.c.round_id == round_id)
             )
         }
-        missing = sorted(set(units) - joined)
+        missing = sorted(set(balances_after) - joined)
         if missing:
             raise NotFound(f"user {missing[0]} did not join round {round_id!r}")
 
