@@ -165,6 +165,11 @@ def serve(context: click.Context, /, listen_fd: int | None, **flags: Any) -> Non
     except TableOwned as error:
         raise UserError(f"{error} (--standby waits and takes over when it stops)") from None
     listener = None
+    # What no line shows is not gathered at every record (a line a command): the
+    # caller's source line, the thread's and the process's names (the logging HOWTO's
+    # "Optimization").
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
+    logging._srcfile = None
     if settings.log is LogFormat.JSON:
         listener = log_json_lines()
     elif settings.log is LogFormat.TEXT:

@@ -105,6 +105,8 @@ class Metrics:
             "The tables' inputs those transactions carried.",
             registry=registry,
         )
+        self._commands: dict[tuple[str, str, str], Counter] = {}
+        self._timers: dict[str, Histogram] = {}
         self.session_checks = Gauge(
             "croupier_session_checks",
             "Transactions that confirmed sockets' sessions since the process started: "
@@ -113,6 +115,28 @@ class Metrics:
             ["how"],
             registry=registry,
         )
+
+    def command(self, table: str, op: str, result: str, seconds: float | None) -> None:
+        """Count a command at ``table`` (``seconds``: its time, where it is timed).
+
+        Each table's, operation's and result's series is looked up once and kept: a
+        command costs its count, not the registry's lookup of its labels.
+
+        >>> metrics = Metrics()
+        >>> metrics.command("rws", "stand", "ok", 0.002)
+        >>> metrics.actions.labels(table="rws", op="stand", result="ok")._value.get()
+        1.0
+        """
+        key = (table, op, result)
+        counter = self._commands.get(key)
+        if counter is None:
+            counter = self._commands[key] = self.actions.labels(table=table, op=op, result=result)
+        counter.inc()
+        if seconds is not None:
+            timer = self._timers.get(table)
+            if timer is None:
+                timer = self._timers[table] = self.action_seconds.labels(table=table)
+            timer.observe(seconds)
 
     def watch_table(
         self,

@@ -144,11 +144,10 @@ async def _serve_socket(socket: WebSocket, table: str, hub: Hub) -> None:
 def record(hub: Hub, connection: Connection, seconds: float) -> None:
     """Count and log one message at a table."""
     table, op, result = connection.table, connection.last_op, connection.last_result
-    hub.metrics.actions.labels(table=table, op=op, result=result).inc()
+    timed = result == "ok" and op not in ("auth", "unknown", "ping")
+    hub.metrics.command(table, op, result, seconds if timed else None)
     if op == "ping" and result == "ok":
         return  # a page's heartbeat: counted, not logged (every quiet page, every 4 s)
-    if result == "ok" and op not in ("auth", "unknown"):
-        hub.metrics.action_seconds.labels(table=table).observe(seconds)
     _commands.info(
         "%s %s %s",
         table,
