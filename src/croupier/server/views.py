@@ -17,7 +17,7 @@ from croupier.decisions import legal_actions
 from croupier.events import CardDealt, Event
 from croupier.presets import Preset
 from croupier.round import Phase, Round
-from croupier.round_state import BoxView, HandView, Offer, OfferKind, PlacedBet
+from croupier.round_state import ZERO, Box, BoxView, Hand, Offer, OfferKind, PlacedBet
 from croupier.rules import Rules
 
 
@@ -144,7 +144,9 @@ def public_view(table: Table) -> dict[str, Any]:
     """
     game = table.round
     seated = _seated(table)
-    boxes = game.boxes  # built anew at each reading: read once here
+    # The round's own boxes: ``game.boxes`` builds a view of every hand anew, where each
+    # hand is shown here from what it holds, in one pass.
+    boxes = game.state.boxes
     bets, behind = _bets_shown(game, seated)
     shown = set(seated.values())
     visible = list(game.dealer_cards)
@@ -238,17 +240,36 @@ def _bets_shown(
     return shown, behind
 
 
-def _hand_shown(hand: HandView, seated: str) -> dict[str, Any]:
-    """A hand as every viewer sees it: the seated player's stake by name, the stakes
-    behind him as one total (``behind``: players, amount; ``None`` when there are none)."""
-    body: dict[str, Any] = {**hand.to_json(), "finished": hand.finished}
-    own = [amount for player, amount in hand.stakes if player == seated]
-    others = [amount for player, amount in hand.stakes if player != seated]
-    body["stakes"] = {seated: str(own[0])} if own else {}
-    body["behind"] = (
-        {"players": len(others), "amount": str(sum(others, Decimal(0)))} if others else None
-    )
-    return body
+def _hand_shown(hand: Hand, seated: str) -> dict[str, Any]:
+    """A hand as every viewer sees it (:meth:`HandView.to_json`, and whether it is
+    finished): the seated player's stake by name, the stakes behind him as one total
+    (``behind``: players, amount; ``None`` when there are none)."""
+    stake = own = behind = ZERO
+    players = 0
+    mine = False
+    for wager in hand.wagers:
+        amount = wager.initial + wager.double
+        stake += amount
+        if wager.player != seated:
+            players += 1
+            behind += amount
+        elif not mine:
+            own, mine = amount, True
+    hard = hand.hard
+    soft = hand.has_ace and hard <= 11
+    return {
+        "hand": hand.number,
+        "cards": [card.text for card in hand.cards],
+        "total": hard + 10 if soft else hard,
+        "soft": soft,
+        "blackjack": hand.is_blackjack,
+        "doubled": hand.doubled,
+        "surrendered": hand.surrendered,
+        "stake": str(stake),
+        "stakes": {seated: str(own)} if mine else {},
+        "finished": hand.finished,
+        "behind": {"players": players, "amount": str(behind)} if players else None,
+    }
 
 
 def mine(table: Table, viewer: str) -> dict[str, Any] | None:
@@ -329,7 +350,7 @@ def away_players(
 def playing(
     table: Table,
     seated: Mapping[int, str] | None = None,
-    boxes: Sequence[BoxView] | None = None,
+    boxes: Sequence[BoxView | Box] | None = None,
 ) -> tuple[set[str], set[str]]:
     """The players a table's state names (a reserved box, a seat in the round), and
     those of them holding a reserved box: whose leaving the state shows (``away``).
