@@ -971,18 +971,25 @@ class Hub:
         turn = runtime.round.current_turn
         acting = runtime.round.seated_player(turn[0]) if turn is not None else None
         public = public_view(runtime)
+        # The events as a player and as the dealer see them, each encoded once.
+        encoded: dict[bool, str | None] = {}
+
+        def events_as(dealer: bool) -> str | None:
+            if dealer not in encoded:
+                encoded[dealer] = None
+                if outcome is not None and outcome.events:
+                    encoded[dealer] = encode(
+                        {
+                            "type": "events",
+                            "round": runtime.round_id,
+                            "first": outcome.first,
+                            "events": public_events(outcome.events, dealer=dealer),
+                        }
+                    )
+            return encoded[dealer]
 
         def texts(dealer: bool, name: str | None) -> list[str | None]:
-            events = None
-            if outcome is not None and outcome.events:
-                events = encode(
-                    {
-                        "type": "events",
-                        "round": runtime.round_id,
-                        "first": outcome.first,
-                        "events": public_events(outcome.events, dealer=dealer),
-                    }
-                )
+            events = events_as(dealer)
             view = personal_view(runtime, public, name, dealer=dealer)
             state = encode({"type": "state", "state": view})
             return [events, state]
