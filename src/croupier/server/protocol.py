@@ -356,7 +356,7 @@ def parse_message(
             message says which.
     """
     try:
-        data = json.loads(text, parse_float=_no_float, parse_constant=_no_constant)
+        data = _DECODER.decode(text)
     except ProtocolError:
         raise
     except ValueError as error:
@@ -410,6 +410,10 @@ def _no_float(text: str) -> object:
 
 def _no_constant(text: str) -> object:
     raise ProtocolError(f"{text} is not a JSON value", code="malformed")
+
+
+#: The messages' JSON reader: made once (``json.loads`` with hooks makes one a call).
+_DECODER = json.JSONDecoder(parse_float=_no_float, parse_constant=_no_constant)
 
 
 # -- the server's messages --------------------------------------------------------------------
