@@ -175,3 +175,19 @@ def test_a_record_grows_by_new_values_the_old_left_as_it_was() -> None:
     assert record.closed_at is None and closed.closed_at == AT
     assert closed.to_json()["shoe_after"] == {"order": [], "position": 2}
     assert RoundRecord.from_json(closed.to_json()) == closed
+
+
+def test_a_record_with_an_input_keeps_every_other_field() -> None:
+    """``with_input`` makes the record field by field (one at every input): it keeps
+    each field as ``dataclasses.replace`` would, whatever fields a record has."""
+    import dataclasses
+
+    values: dict[str, Any] = {}
+    for index, field in enumerate(dataclasses.fields(RoundRecord)):
+        values[field.name] = {"field": index} if "dict" in str(field.type) else f"v{index}"
+    values["inputs"] = (RecordedInput("bet", "ann", {"box": 1}, "2026-01-01T00:00:00"),)
+    record = RoundRecord(**values)
+    entry = RecordedInput("stand", "ann", {}, "2026-01-01T00:00:01")
+    grown = record.with_input(entry)
+    assert grown == dataclasses.replace(record, inputs=(*record.inputs, entry))
+    assert record.inputs == values["inputs"]  # the record itself is unchanged

@@ -204,8 +204,23 @@ class RoundRecord:
     shoe_after: dict[str, Any] | None = None
 
     def with_input(self, entry: RecordedInput) -> RoundRecord:
-        """The record with ``entry`` appended to its inputs."""
-        return replace(self, inputs=(*self.inputs, entry))
+        """The record with ``entry`` appended to its inputs (made field by field: a
+        table makes one at every input, and ``dataclasses.replace`` looks up every
+        field's definition each time)."""
+        return RoundRecord(
+            self.round_id,
+            self.table,
+            self.number,
+            self.rules,
+            self.rules_version,
+            self.dealt,
+            self.shoe,
+            self.opened_at,
+            (*self.inputs, entry),
+            self.rules_values,
+            self.closed_at,
+            self.shoe_after,
+        )
 
     def closed(self, at: str, shoe_after: dict[str, Any] | None) -> RoundRecord:
         """The record of the round ended ``at``, the shoe as it left it (``None``: a
