@@ -56,14 +56,17 @@ async def run(
     return outcome
 
 
-async def play(runtime: TableRuntime) -> list[Outcome]:
+async def play(runtime: TableRuntime, *, clock_on_loop: bool = False) -> list[Outcome]:
     """RWS v5 1.26 (a second player's bet on ann's box), 3.16 (surrender offered and
-    declined), 3.21 (a split), 3.23 (the dealer's play): a round of eight inputs."""
+    declined), 3.21 (a split), 3.23 (the dealer's play): a round of eight inputs
+    (``clock_on_loop``: "No more bets" by the clock as the actor takes it on the loop)."""
     outcomes = [
         await run(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1),
         await run(runtime, "bet", "bob", {"box": 1, "amount": "50"}, now=2),
     ]
-    assert runtime.tick(now=2 + runtime.config.betting_seconds) is not None  # no more bets
+    closing = 2 + runtime.config.betting_seconds
+    closed = await runtime.tick_on_loop(closing) if clock_on_loop else runtime.tick(closing)
+    assert closed is not None  # no more bets
     outcomes += [
         await run(runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=19),
         await run(runtime, "split", "ann", {}, now=21),
@@ -78,10 +81,10 @@ def test_a_round_written_from_the_loop_is_the_round_written_by_the_threads(
     engine: sqlalchemy.Engine,
 ) -> None:
     """The same round played twice, on two tables of the same cards: through the
-    writes' threads alone, and with the lone rows written from the loop (the three
-    decisions that move no money and do not end the round; the bets, the split and the
-    last stand, which pays, go to the threads).  Same events, same record, same money,
-    and the books balance."""
+    writes' threads alone, and with the lone rows written from the loop (the clock's
+    "No more bets" and the three decisions that move no money and do not end the round;
+    the bets, the split and the last stand, which pays, go to the threads).  Same
+    events, same record, same money, and the books balance."""
     ids = make_users(engine, "ann", "bob", "carl", "dina")
     threads = OneByOne(engine)
     looped = for_engine(engine)
@@ -98,7 +101,7 @@ def test_a_round_written_from_the_loop_is_the_round_written_by_the_threads(
 
     async def both() -> tuple[list[Outcome], list[Outcome]]:
         try:
-            return await play(first), await play(second)
+            return await play(first), await play(second, clock_on_loop=True)
         finally:
             await looped.on_loop.close()  # type: ignore[union-attr]
 
@@ -111,7 +114,7 @@ def test_a_round_written_from_the_loop_is_the_round_written_by_the_threads(
         (o.seq, o.over, o.events) for o in by_threads
     ]
     assert by_loop[-1].over and second.round.phase is Phase.SETTLED
-    assert looped.on_loop.rows == 3  # decline, decline, the first stand
+    assert looped.on_loop.rows == 4  # no more bets, decline, decline, the first stand
     assert looped.on_loop.opened == 1
     with engine.connect() as conn:
         stored = [rounds_store.load_round(conn, rt.round_id).record for rt in (first, second)]
@@ -126,6 +129,71 @@ def test_a_round_written_from_the_loop_is_the_round_written_by_the_threads(
     assert balance(engine, ids["carl"]) == balance(engine, ids["ann"])
     assert looped.inputs == threads.inputs == 8  # the clock's input too, each written once
     assert books(engine) == []
+
+
+def test_the_clocks_inputs_taken_on_the_loop_are_those_taken_in_a_thread(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """RWS v5 5.3 (a hand whose decision time runs out draws to 12 or more, then
+    stands): the clock's inputs as the actor takes them on the loop
+    (``tick_on_loop``) and as a thread takes them (``tick``), at two tables of the same
+    cards: "No more bets" and ann's time-out written from the loop, the time-out that
+    ends the round (the dealer's play, the payout) through the writes' threads; same
+    events, same record, same money, and the next round opened by the clock alike."""
+    ids = make_users(engine, "ann", "bob")
+    threads = OneByOne(engine)
+    looped = for_engine(engine)
+    assert isinstance(looped, OneByOne) and looped.on_loop is not None
+    first = table(engine, ids, "rws-v5", CARDS, commits=threads)
+    second = TableRuntime(
+        TableConfig(id="second", preset="rws-v5"),
+        engine,
+        {"ann": ids["bob"]}.__getitem__,
+        now=0.0,
+        shoe=ShuffledShoe.stacked(CARDS, decks=find_rules("rws-v5").decks),
+        commits=looped,
+    )
+
+    async def clocks(runtime: TableRuntime, on_loop: bool) -> list[Outcome]:
+        outcomes = [await run(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)]
+        while (deadline := runtime.deadline) is not None:
+            now = deadline.at
+            ticked = await runtime.tick_on_loop(now) if on_loop else runtime.tick(now)
+            assert ticked is not None
+            outcomes.append(ticked)
+            if ticked.over:
+                break
+        return outcomes
+
+    async def both() -> tuple[list[Outcome], list[Outcome]]:
+        try:
+            return await clocks(first, False), await clocks(second, True)
+        finally:
+            await looped.on_loop.close()  # type: ignore[union-attr]
+
+    try:
+        by_thread, by_loop = asyncio.run(both())
+    finally:
+        threads.close()
+        looped.close()
+    assert [(o.seq, o.over, o.events) for o in by_loop] == [
+        (o.seq, o.over, o.events) for o in by_thread
+    ]
+    assert by_loop[-1].over and second.round.phase is Phase.SETTLED
+    assert [i.op for i in second.record.inputs] == ["bet", "close_bets", "time_out", "time_out"]
+    assert looped.on_loop.rows == 2  # no more bets, ann's first hand's time-out
+    with engine.connect() as conn:
+        stored = rounds_store.load_round(conn, second.round_id).record
+    assert stored.inputs == second.record.inputs
+    assert balance(engine, ids["bob"]) == balance(engine, ids["ann"])
+    assert books(engine) == []
+    # The round over, the clock opens the next one at both tables alike.
+    pause = [runtime.deadline for runtime in (first, second) if runtime.deadline is not None]
+    assert len(pause) == 2 and pause[0] == pause[1] and pause[0].kind == "next_round"
+    opened = [first.tick(pause[0].at), asyncio.run(second.tick_on_loop(pause[0].at))]
+    assert [o.notes for o in opened if o is not None] == [["new_round"]] * 2
+    assert second.number == first.number == 2
+    assert [first.round.phase, second.round.phase] == [Phase.BETTING] * 2
 
 
 def test_a_row_the_database_refuses_or_whose_connection_is_cut_changes_nothing(

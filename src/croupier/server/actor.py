@@ -322,7 +322,13 @@ class TableActor:
             self._retry_at = None
             return
         try:
-            outcome = await asyncio.to_thread(self.table.tick, now)
+            # A table that takes its clock on the loop (TableRuntime.tick_on_loop) says
+            # itself where each part runs; another's clock runs in a thread.
+            on_loop = getattr(self.table, "tick_on_loop", None)
+            if on_loop is not None:
+                outcome = await on_loop(now)
+            else:
+                outcome = await asyncio.to_thread(self.table.tick, now)
         except Exception as error:  # logged and retried; the other tables run on regardless
             if self._lost_if(error):
                 return

@@ -1002,6 +1002,33 @@ class TableRuntime:
             self.deadline = deadline
             raise
 
+    async def tick_on_loop(self, now: float) -> Outcome | None:
+        """:meth:`tick`, called on the event loop: a new round opens here (nothing is
+        written), "No more bets" and a hand's time-out are taken as :meth:`apply_on_loop`
+        takes a player's input (a row alone is written from the loop); boxes under the
+        minimum handed back, bets that cannot open the round and a table stopping take
+        :meth:`tick`'s way, in a thread."""
+        deadline = self.deadline
+        if deadline is None or now < deadline.at or deadline.kind == "next_round":
+            return self.tick(now)  # nothing to write
+        if deadline.kind == "betting":
+            if self.draining or self.round.boxes_short_of_minimum():
+                return await asyncio.to_thread(self.tick, now)
+            self.seats.release_expired(now)
+            try:
+                return await self.apply_on_loop(CloseBets(), now=now)
+            except CroupierError as error:
+                # No bet can open the round (say, only side bets): every bet goes back.
+                return await self.apply_on_loop(Void(f"bets could not close: {error}"), now=now)
+        self.seats.release_expired(now)
+        # As tick: cleared first, put back when the time-out fails.
+        self.deadline = None
+        try:
+            return await self.apply_on_loop(TimeOut(), now=now)
+        except Exception:
+            self.deadline = deadline
+            raise
+
     def _close_betting(self, now: float) -> Outcome | None:
         """ "No more bets": every bet on the layout plays, boxes under the minimum aside."""
         returned = self._return_boxes_under_minimum(now)
