@@ -251,3 +251,51 @@ def test_a_row_the_database_refuses_or_whose_connection_is_cut_changes_nothing(
         asyncio.run(scenario())
     finally:
         commits.close()
+
+
+def test_a_row_cut_short_by_its_task_is_cancelled_at_the_database_too(
+    engine: sqlalchemy.Engine,
+) -> None:
+    """A row whose task is cancelled while the database has not answered (it waits for
+    another writer's row in the same place; a table stopping cancels its work) is
+    cancelled at the database too (psycopg's asynchronous connection asks the server to
+    cancel the statement and reads its answer to the end): it is not written once the
+    other writer is gone, as its table believes, and the connection answers the next
+    row, not the last one's reply."""
+    ids = make_users(engine, "ann")
+    commits = for_engine(engine)
+    assert isinstance(commits, OneByOne) and commits.on_loop is not None
+    runtime = table(engine, ids, "rws-v5", CARDS, commits=commits)
+    on_loop = commits.on_loop
+
+    async def scenario() -> None:
+        await run(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)
+        assert await runtime.tick_on_loop(1 + runtime.config.betting_seconds) is not None
+        assert on_loop.opened == 1
+        seq = len(runtime.record.inputs)
+        entry = runtime.record.inputs[-1]
+        with engine.connect() as other:
+            # Another writer's row in the place, not committed: the row waits for it.
+            other.execute(
+                round_inputs.insert().values(round_id=runtime.round_id, seq=seq, input="{}")
+            )
+            waiting = asyncio.ensure_future(on_loop.append(runtime.round_id, seq, entry))
+            done, _ = await asyncio.wait([waiting], timeout=0.5)
+            assert not done  # the database has not answered
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            other.rollback()
+        taken = await run(runtime, "decline", "ann", {"box": 1, "kind": "surrender"}, now=19)
+        assert taken.seq == seq and not taken.over
+        with engine.connect() as conn:
+            rows = conn.execute(
+                select(round_inputs.c.seq).where(round_inputs.c.round_id == runtime.round_id)
+            ).scalars()
+            assert list(rows) == list(range(seq + 1))
+        await on_loop.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        commits.close()
