@@ -51,6 +51,7 @@ from croupier.server.threads import WRITE_THREADS, WarmPool
 
 if TYPE_CHECKING:
     from croupier.server.loop_writes import LoopWrites
+    from croupier.server.sqlite_writes import SqliteLoopWrites
 
 __all__ = ["Committer", "GroupCommit", "OneByOne", "for_engine"]
 
@@ -146,7 +147,11 @@ def for_engine(engine: sa.Engine, *, threads: int = WRITE_THREADS) -> GroupCommi
     'GroupCommit'
     """
     if engine.dialect.name == "sqlite":
-        return GroupCommit(engine)
+        # A file: its lone rows may be written from the loop (not an in-memory database,
+        # which is each connection's own).
+        database = engine.url.database or ""
+        in_file = database not in ("", ":memory:") and not database.startswith("file::memory:")
+        return GroupCommit(engine, on_loop=in_file)
     return OneByOne(engine, threads=threads, on_loop=engine.dialect.driver == "psycopg")
 
 
@@ -168,7 +173,14 @@ class GroupCommit:
         threads: the threads that commit, each taking what waits when it is free.
     """
 
-    def __init__(self, engine: sa.Engine, *, most: int = MOST_WRITES, threads: int = 1) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        *,
+        most: int = MOST_WRITES,
+        threads: int = 1,
+        on_loop: bool = False,
+    ) -> None:
         self.engine = engine
         self.most = most
         self.threads = threads
@@ -180,6 +192,26 @@ class GroupCommit:
         self.commits = 0
         self.writes = 0
         self.inputs = 0
+        #: Writes submitted and not yet answered.
+        self._in_hand = 0
+        #: With ``on_loop`` (a SQLite file): an input whose write is its row alone is
+        #: written from the event loop while nothing is in hand here
+        #: (:meth:`~croupier.server.runtime.TableRuntime.apply_on_loop`).
+        self.on_loop: SqliteLoopWrites | None = None
+        if on_loop:
+            from croupier.server.sqlite_writes import SqliteLoopWrites
+
+            self.on_loop = SqliteLoopWrites(engine, self._counted, busy=self.busy)
+
+    def busy(self) -> bool:
+        """Whether writes are in hand (queued or being committed)."""
+        return self._in_hand > 0
+
+    def _counted(self) -> None:
+        with self._lock:
+            self.commits += 1
+            self.writes += 1
+            self.inputs += 1
 
     def run(self, write: Callable[[sa.Connection], T], *, inputs: int = 1) -> T:
         """Run ``write`` in the next commit; its result once that has committed.
@@ -219,6 +251,7 @@ class GroupCommit:
                 for thread in self._running:
                     thread.start()
             self._waiting.put(item)
+            self._in_hand += 1
         return item.future
 
     def close(self) -> None:
@@ -261,6 +294,8 @@ class GroupCommit:
                     for item in batch:
                         done.append(self._one(conn, item))
         except BaseException as failed:  # the commit failed: none of it happened
+            with self._lock:
+                self._in_hand -= len(batch)
             for item in batch:
                 item.future.set_exception(failed)
             if not isinstance(failed, Exception):
@@ -270,6 +305,7 @@ class GroupCommit:
             self.commits += 1
             self.writes += len(batch)
             self.inputs += sum(item.inputs for item in batch)
+            self._in_hand -= len(batch)
         for item, result, error in done:
             if error is None:
                 item.future.set_result(result)

@@ -57,6 +57,10 @@ class LoopWrites:
         self.rows = 0
         self.opened = 0
 
+    def now(self) -> bool:
+        """Whether an input is to be taken on the loop now: always, on PostgreSQL."""
+        return True
+
     async def append(
         self,
         round_id: str,

@@ -487,13 +487,17 @@ class TableRuntime:
         joined = self._joined
         try:
             changes = self._changes(step.events)
+            # Its row alone, written here (None: not tried, the write lock being taken;
+            # it goes to the committer's threads with the rest).
+            written: bool | None = None
             if on_loop is not None and self.stored and changes.moves_nothing:
                 started = time.perf_counter()
                 lease = None if self.epoch is None else (self.config.id, self.epoch)
                 seq = len(step.record.inputs) - 1
                 round_id = step.record.round_id
                 entry = step.record.inputs[-1]
-                if not await on_loop.append(round_id, seq, entry, lease=lease):
+                written = await on_loop.append(round_id, seq, entry, lease=lease)
+                if written is False:
                     await asyncio.wrap_future(
                         self.commits.submit(
                             lambda conn: rounds_store.appended(
@@ -504,7 +508,7 @@ class TableRuntime:
                     raise RoundError(f"input {seq} of round {round_id!r} was not written")
                 self._close_seconds = time.perf_counter() - started
                 staked = changes.staked
-            else:
+            if not written:
 
                 def write(conn: sa.Connection) -> dict[str, Decimal]:
                     self._in, self._alone = conn, True
@@ -620,11 +624,8 @@ class TableRuntime:
         and the next sees the table without it.  If the commit fails, none of them
         happened: the table is as it was before the first, and each is given the error.
         """
-        if (
-            len(runs) == 1
-            and isinstance(runs[0], OnLoop)
-            and getattr(self.commits, "on_loop", None) is not None
-        ):
+        on_loop = getattr(self.commits, "on_loop", None)
+        if len(runs) == 1 and isinstance(runs[0], OnLoop) and on_loop is not None and on_loop.now():
             try:
                 return [(await runs[0].on_loop(), None)]
             except Exception as error:
