@@ -248,6 +248,27 @@ def test_a_second_player_and_a_watcher_who_never_sees_the_hole_card(
                 generator.close()
 
 
+def test_a_restarted_server_closes_the_bets_of_players_not_back_yet(
+    db_url: str, clock: Clock
+) -> None:
+    """RWS v5 5.4 (a round cut off goes on): a server restarted while its table takes
+    bets closes them when its clock runs out, though no player has come back yet.  The
+    players' ids are then read inside the table's own write, in a transaction that only
+    reads: on SQLite a lookup that took the write lock waited for that write, its own,
+    until SQLite gave up, and the bets never closed."""
+    with server(db_url, clock) as client:
+        token = sign_up(client, "ann")
+        socket_gen = seat(client, "rws", token)
+        socket = next(socket_gen)
+        socket.send_json({"type": "action", "op": "bet", "args": {"box": 2, "amount": "100"}})
+        receive_until(socket, "ack")
+        socket_gen.close()
+    with server(db_url, clock) as client:
+        assert client.get("/api/tables/rws").json()["phase"] == "betting"
+        clock.now += 6  # the betting countdown runs out: no more bets
+        wait_for(lambda: client.get("/api/tables/rws").json()["phase"] != "betting", 20)
+
+
 def test_recall_replays_the_round_exactly(db_url: str, clock: Clock, tmp_path: Path) -> None:
     with server(db_url, clock, {"rws": "10S 6D 7H 9C KD"}) as client:
         token = sign_up(client, "ann")

@@ -888,9 +888,15 @@ class Hub:
     # -- sessions ---------------------------------------------------------------------------------
 
     def user_id(self, name: str) -> int:
-        """A user's id from his name (cached)."""
+        """A user's id from his name (cached).
+
+        Read in a transaction that only reads (:func:`~croupier.server.db.reading`): a
+        table's write asks for its players' ids inside its own transaction, and on
+        SQLite a lookup that took the write lock would wait for that transaction, its
+        own, until SQLite gave up.
+        """
         if name not in self._ids:
-            with self.engine.connect() as conn:
+            with reading(self.engine).connect() as conn:
                 found = conn.execute(
                     sa.select(users.c.id).where(users.c.name == name)
                 ).scalar_one_or_none()
