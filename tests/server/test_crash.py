@@ -101,6 +101,31 @@ def wait_for_play(base: str, table: str) -> None:
         time.sleep(0.02)
 
 
+#: Rounds played to their end (settled or void) that the test waits for after its kills.
+CLOSED_ROUNDS = 5
+
+
+def closed_rounds(db_url: str) -> int:
+    engine = sqlalchemy.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        with engine.connect() as conn:
+            count: int = conn.execute(
+                sqlalchemy.text("SELECT count(*) FROM rounds WHERE status <> 'open'")
+            ).scalar_one()
+            return count
+    finally:
+        engine.dispose()
+
+
+def wait_for_closed_rounds(db_url: str, count: int, seconds: float = 60.0) -> None:
+    """Return once ``count`` rounds have closed (or after ``seconds``: the test's own
+    assertion then says how many did), and two seconds more of play."""
+    deadline = time.monotonic() + seconds
+    while closed_rounds(db_url) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2.0)
+
+
 def test_killed_at_random_points_nothing_is_created_or_lost(db_url: str, tmp_path: Path) -> None:
     tables = tmp_path / "tables.toml"
     tables.write_text(TABLES)
@@ -132,7 +157,9 @@ def test_killed_at_random_points_nothing_is_created_or_lost(db_url: str, tmp_pat
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
             process = start(db_url, port, tables)
-        time.sleep(2.0)
+        # Play goes on after the last restart until rounds have closed (a slow machine
+        # restarts slowly: a wait for them, not a fixed time).
+        wait_for_closed_rounds(db_url, CLOSED_ROUNDS)
     finally:
         loop.call_soon_threadsafe(stop.set)
         thread.join(timeout=30)
@@ -167,6 +194,6 @@ def test_killed_at_random_points_nothing_is_created_or_lost(db_url: str, tmp_pat
             sqlalchemy.text("SELECT count(*) FROM rounds WHERE status <> 'open'")
         ).scalar_one()
     engine.dispose()
-    assert closed >= 5, closed
+    assert closed >= CLOSED_ROUNDS, closed
     assert interrupted >= 1  # some kills fell in the middle of a round
     assert open_rounds <= 2  # at most one round a table waits for its players
