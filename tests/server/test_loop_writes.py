@@ -15,7 +15,7 @@ from sqlalchemy import select
 from croupier.presets import find_rules
 from croupier.round import Phase
 from croupier.server import db, rounds_store
-from croupier.server.commits import OneByOne, for_engine
+from croupier.server.commits import GroupCommit, OneByOne, for_engine
 from croupier.server.errors import RoundError
 from croupier.server.runtime import OnLoop, Outcome, TableConfig, TableRuntime
 from croupier.server.schema import round_inputs
@@ -35,6 +35,21 @@ def engine(postgres_url: str) -> Iterator[sqlalchemy.Engine]:
     db.migrate(engine)
     yield engine
     engine.dispose()
+
+
+def twin(
+    engine: sqlalchemy.Engine, players: dict[str, int], commits: OneByOne | GroupCommit
+) -> TableRuntime:
+    """A second table dealing ``CARDS``, its players' names (those of the first) played
+    by the users ``players`` names."""
+    return TableRuntime(
+        TableConfig(id="second", preset="rws-v5"),
+        engine,
+        players.__getitem__,
+        now=0.0,
+        shoe=ShuffledShoe.stacked(CARDS, decks=find_rules("rws-v5").decks),
+        commits=commits,
+    )
 
 
 async def run(
@@ -90,14 +105,7 @@ def test_a_round_written_from_the_loop_is_the_round_written_by_the_threads(
     looped = for_engine(engine)
     assert isinstance(looped, OneByOne) and looped.on_loop is not None
     first = table(engine, ids, "rws-v5", CARDS, commits=threads)
-    second = TableRuntime(
-        TableConfig(id="second", preset="rws-v5"),
-        engine,
-        {"ann": ids["carl"], "bob": ids["dina"]}.__getitem__,
-        now=0.0,
-        shoe=ShuffledShoe.stacked(CARDS, decks=find_rules("rws-v5").decks),
-        commits=looped,
-    )
+    second = twin(engine, {"ann": ids["carl"], "bob": ids["dina"]}, looped)
 
     async def both() -> tuple[list[Outcome], list[Outcome]]:
         try:
@@ -145,14 +153,7 @@ def test_the_clocks_inputs_taken_on_the_loop_are_those_taken_in_a_thread(
     looped = for_engine(engine)
     assert isinstance(looped, OneByOne) and looped.on_loop is not None
     first = table(engine, ids, "rws-v5", CARDS, commits=threads)
-    second = TableRuntime(
-        TableConfig(id="second", preset="rws-v5"),
-        engine,
-        {"ann": ids["bob"]}.__getitem__,
-        now=0.0,
-        shoe=ShuffledShoe.stacked(CARDS, decks=find_rules("rws-v5").decks),
-        commits=looped,
-    )
+    second = twin(engine, {"ann": ids["bob"]}, looped)
 
     async def clocks(runtime: TableRuntime, on_loop: bool) -> list[Outcome]:
         outcomes = [await run(runtime, "bet", "ann", {"box": 1, "amount": "100"}, now=1)]

@@ -16,16 +16,14 @@ import pytest
 import sqlalchemy
 from sqlalchemy import select
 
-from croupier.presets import find_rules
 from croupier.round import Phase
 from croupier.server import db, rounds_store
 from croupier.server.commits import GroupCommit, for_engine
 from croupier.server.errors import RoundError
-from croupier.server.runtime import Outcome, TableConfig, TableRuntime
+from croupier.server.runtime import Outcome
 from croupier.server.schema import round_inputs
-from croupier.shoe import ShuffledShoe
 from tests.server.tables import balance, books, make_users, table
-from tests.server.test_loop_writes import CARDS, play, run
+from tests.server.test_loop_writes import CARDS, play, run, twin
 
 
 @pytest.fixture
@@ -66,14 +64,7 @@ def test_a_round_written_from_the_loop_is_the_round_written_by_the_group_commit(
     threads = GroupCommit(engine)
     commits = looped(engine)
     first = table(engine, ids, "rws-v5", CARDS, commits=threads)
-    second = TableRuntime(
-        TableConfig(id="second", preset="rws-v5"),
-        engine,
-        {"ann": ids["carl"], "bob": ids["dina"]}.__getitem__,
-        now=0.0,
-        shoe=ShuffledShoe.stacked(CARDS, decks=find_rules("rws-v5").decks),
-        commits=commits,
-    )
+    second = twin(engine, {"ann": ids["carl"], "bob": ids["dina"]}, commits)
     on_loop = commits.on_loop
     assert on_loop is not None
 
