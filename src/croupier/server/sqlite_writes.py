@@ -12,6 +12,7 @@ SQLite's error is raised as SQLAlchemy types it.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -85,7 +86,7 @@ class SqliteLoopWrites:
         sql, parameters = rounds_store.input_row(
             self.engine.dialect, round_id, seq, entry, lease=lease
         )
-        driver = self._open()
+        driver = await self._open()
         driver.take_turn(0.0)
         if driver.turns is not None and not driver.holds:
             self.deferred += 1
@@ -118,13 +119,19 @@ class SqliteLoopWrites:
             sql, parameters, error, sqlite3.Error, dialect=self.engine.dialect
         )
 
-    def _open(self) -> Any:
+    async def _open(self) -> Any:
         if self._pooled is None:
             # One of the engine's own connections (its settings made as for any other),
-            # kept for the loop; it never waits for the file's lock.
-            self._pooled = self.engine.raw_connection()
-            self._pooled.driver_connection.execute("PRAGMA busy_timeout=0")
-            self.opened += 1
+            # kept for the loop; it never waits for the file's lock.  Taken from the
+            # pool in a thread: the pool may make the loop wait for one.
+            pooled = await asyncio.to_thread(self.engine.raw_connection)
+            if self._pooled is not None:  # another row took one meanwhile
+                pooled.close()
+            else:
+                driver: Any = pooled.driver_connection
+                driver.execute("PRAGMA busy_timeout=0")
+                self._pooled = pooled
+                self.opened += 1
         return self._pooled.driver_connection
 
     def _drop(self) -> None:
