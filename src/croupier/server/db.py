@@ -36,6 +36,7 @@ from sqlalchemy.sql.visitors import InternalTraversal
 __all__ = [
     "ANY_OF_MOST",
     "BUSY_SECONDS",
+    "BUSY_TIMEOUT",
     "DEFAULT_URL",
     "IDLE_IN_TRANSACTION_SECONDS",
     "LOCK_SECONDS",
@@ -299,7 +300,8 @@ class _TakingTurns(sqlite3.Connection):
 
 #: Seconds SQLite waits for a lock (``PRAGMA busy_timeout``), and a writer for its turn.
 BUSY_SECONDS = 5.0
-_BUSY_TIMEOUT = f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}"
+#: The statement that sets it on a connection.
+BUSY_TIMEOUT = f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}"
 
 
 def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
@@ -314,7 +316,7 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
         @event.listens_for(engine, "connect")
         def _read_only(dbapi_connection: Any, _record: Any) -> None:
             dbapi_connection.isolation_level = None
-            dbapi_connection.execute(_BUSY_TIMEOUT)
+            dbapi_connection.execute(BUSY_TIMEOUT)
 
         @event.listens_for(engine, "begin")
         def _deferred(connection: sqlalchemy.Connection) -> None:
@@ -335,7 +337,7 @@ def _connect_sqlite(url: str, *, read_only: bool = False) -> sqlalchemy.Engine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute(_BUSY_TIMEOUT)
+            cursor.execute(BUSY_TIMEOUT)
             if not in_memory:
                 cursor.execute("PRAGMA journal_mode=WAL")
                 # In WAL mode NORMAL loses no committed transaction when the process

@@ -20,12 +20,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from croupier.server import rounds_store
-from croupier.server.db import BUSY_SECONDS
+from croupier.server.db import BUSY_TIMEOUT
 from croupier.server.records import RecordedInput
 
 __all__ = ["SqliteLoopWrites"]
-
-_BUSY_TIMEOUT = f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}"
 
 
 class SqliteLoopWrites:
@@ -143,5 +141,5 @@ class SqliteLoopWrites:
         """Give the connection back (a later row takes another)."""
         pooled, self._pooled = self._pooled, None
         if pooled is not None:
-            pooled.driver_connection.execute(_BUSY_TIMEOUT)
+            pooled.driver_connection.execute(BUSY_TIMEOUT)
             pooled.close()
